@@ -1,0 +1,60 @@
+// Facts about a canonical (column-major) Level-3 BLAS call: validity, degenerate cases,
+// operand shapes and arithmetic cost. The shim builds the call, the router decides on it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gpu/device_interface.h"
+
+namespace gpushim {
+
+using Blas3Op = gpushim_blas3_op;
+
+constexpr bool is_complex(gpushim_precision p) {
+    return p == GPUSHIM_PREC_C || p == GPUSHIM_PREC_Z;
+}
+constexpr std::size_t element_size(gpushim_precision p) {
+    switch (p) {
+        case GPUSHIM_PREC_S: return 4;
+        case GPUSHIM_PREC_D: return 8;
+        case GPUSHIM_PREC_C: return 8;
+        case GPUSHIM_PREC_Z: return 16;
+    }
+    return 0;
+}
+
+// Reference BLAS argument checks: false exactly when the CPU library would call xerbla.
+bool arguments_valid(const Blas3Op& op);
+
+// True when the call does no multiplication (an empty result, alpha == 0, k == 0):
+// the CPU library's quick return or scaling is the whole job.
+bool is_degenerate(const Blas3Op& op);
+
+// Multiply-adds of the call (complex ones counted once): the size measure of thresholds.
+double multiply_adds(const Blas3Op& op);
+
+// Real floating-point operations, for the report's GFLOP/s.
+double flop_count(const Blas3Op& op);
+
+// A column-major operand: `rows` x `cols` elements with leading dimension `ld`.
+struct MatrixExtent {
+    int64_t rows = 0;
+    int64_t cols = 0;
+};
+
+enum class Operand { a, b, c };
+
+// The extent of an operand the routine reads or writes (zero extent when unused).
+MatrixExtent operand_extent(const Blas3Op& op, Operand which);
+
+// The operand the routine writes: c, or b for TRMM/TRSM.
+Operand output_operand(const Blas3Op& op);
+
+// Whether the routine reads its output operand's prior contents.
+bool reads_output(const Blas3Op& op);
+
+// Whether only one triangle of the output is written (SYRK, HERK, SYR2K, HER2K).
+bool writes_triangle_only(const Blas3Op& op);
+
+}  // namespace gpushim

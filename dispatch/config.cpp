@@ -1,0 +1,106 @@
+#include "dispatch/config.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+#include "dispatch/log.h"
+
+namespace gpushim {
+namespace {
+
+// Default thresholds, as the effective dimension cbrt(multiply-adds). ESTIMATES, not yet
+// measured on a GPU (bench/gpu_check.sh will measure them):
+// offload pays once the CPU time of the call exceeds the PCIe time of its operands plus a
+// fixed ~50 us of launch and synchronisation. For a square double GEMM of order n on a
+// many-core host (~1.5 TFLOP/s OpenBLAS) against ~25 GB/s effective host<->device copies
+// through staging, 2n^3/1.5e12 > 24n^2/25e9 + 5e-5 gives n > ~750; float halves both the
+// bytes and the CPU time per element pair, a similar break-even. A complex multiply-add is
+// four real ones on twice the bytes, so the break-even halves (n > ~370). Rounded up, so
+// that an estimate error keeps calls on the CPU rather than slowing them down.
+constexpr double kRealThreshold = 1000.0;
+constexpr double kComplexThreshold = 500.0;
+
+std::string upper(std::string_view text) {
+    std::string result(text);
+    for (char& c : result) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return result;
+}
+
+void warn_invalid(const char* variable, const char* value, const char* accepted) {
+    log::write(log::Level::warn, "%s=%s is not valid (accepted: %s); using the default", variable,
+               value, accepted);
+}
+
+}  // namespace
+
+std::optional<bool> parse_switch(std::string_view text) {
+    const std::string value = upper(text);
+    if (value == "1" || value == "TRUE" || value == "YES" || value == "ON") return true;
+    if (value == "0" || value == "FALSE" || value == "NO" || value == "OFF" || value.empty()) {
+        return false;
+    }
+    return std::nullopt;
+}
+
+std::optional<double> parse_threshold(std::string_view text) {
+    double value = 0.0;
+    const char* end = text.data() + text.size();
+    auto [stop, error] = std::from_chars(text.data(), end, value);
+    if (error != std::errc{} || stop != end || !std::isfinite(value) || value < 0.0) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+double default_threshold(Routine routine) {
+    const char precision = routine_name(routine).front();
+    return (precision == 'c' || precision == 'z') ? kComplexThreshold : kRealThreshold;
+}
+
+Config load_config(const EnvironmentLookup& lookup) {
+    Config config;
+    if (const char* value = lookup("GPUSHIM_DISABLE")) {
+        if (auto parsed = parse_switch(value)) {
+            config.disabled = *parsed;
+        } else {
+            warn_invalid("GPUSHIM_DISABLE", value, "0, 1, true, false, yes, no, on, off");
+        }
+    }
+
+    std::optional<double> global_threshold;
+    if (const char* value = lookup("GPUSHIM_THRESHOLD")) {
+        global_threshold = parse_threshold(value);
+        if (!global_threshold) warn_invalid("GPUSHIM_THRESHOLD", value, "a number >= 0");
+    }
+    for (std::size_t i = 0; i < kRoutineCount; ++i) {
+        const auto routine = static_cast<Routine>(i);
+        double threshold = global_threshold.value_or(default_threshold(routine));
+        const std::string variable = "GPUSHIM_THRESHOLD_" + upper(routine_name(routine));
+        if (const char* value = lookup(variable.c_str())) {
+            if (auto parsed = parse_threshold(value)) {
+                threshold = *parsed;
+            } else {
+                warn_invalid(variable.c_str(), value, "a number >= 0");
+            }
+        }
+        config.threshold_cubed[i] = threshold * threshold * threshold;
+    }
+
+    if (const char* value = lookup("GPUSHIM_BACKEND")) {
+        if (*value != '\0') config.backend = value;
+    }
+    if (const char* value = lookup("GPUSHIM_REPORT")) {
+        if (parse_switch(value) != std::optional<bool>(false)) config.report = value;
+    }
+    if (const char* value = lookup("GPUSHIM_CPU_BLAS")) config.cpu_blas = value;
+    return config;
+}
+
+const Config& config() {
+    static const Config instance = load_config([](const char* name) { return std::getenv(name); });
+    return instance;
+}
+
+}  // namespace gpushim

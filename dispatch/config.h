@@ -1,0 +1,37 @@
+// Settings from GPUSHIM_* environment variables, read once at the first intercepted call.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "dispatch/routines.h"
+
+namespace gpushim {
+
+struct Config {
+    bool disabled = false;
+    // Offload a call when cbrt(multiply-adds) >= threshold, i.e. multiply-adds >= threshold^3.
+    std::array<double, kRoutineCount> threshold_cubed{};
+    std::string backend = "cuda";
+    std::string report;  // empty: no report; "1": table on stderr; else a file path
+    std::string cpu_blas;
+};
+
+using EnvironmentLookup = std::function<const char*(const char*)>;
+
+// Parses the environment, warning once per invalid variable and keeping its default.
+Config load_config(const EnvironmentLookup& lookup);
+
+// The process's settings (parsed from the real environment on first use).
+const Config& config();
+
+std::optional<bool> parse_switch(std::string_view text);
+std::optional<double> parse_threshold(std::string_view text);
+
+// The default effective-dimension threshold of a routine.
+double default_threshold(Routine routine);
+
+}  // namespace gpushim

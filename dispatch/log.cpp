@@ -1,0 +1,84 @@
+#include "dispatch/log.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+namespace gpushim::log {
+namespace {
+
+struct Sink {
+    Level level = Level::warn;
+    FILE* file = stderr;
+    std::mutex mutex;
+
+    Sink() {
+        const char* path = std::getenv("GPUSHIM_LOG_FILE");
+        if (path != nullptr && *path != '\0') {
+            if (FILE* opened = std::fopen(path, "a")) {
+                file = opened;
+            } else {
+                std::fprintf(stderr, "gpushim: GPUSHIM_LOG_FILE=%s cannot be opened; logging to stderr\n", path);
+            }
+        }
+        const char* text = std::getenv("GPUSHIM_LOG");
+        if (text != nullptr) {
+            if (auto parsed = parse_level(text)) {
+                level = *parsed;
+            } else {
+                std::fprintf(file,
+                             "gpushim: GPUSHIM_LOG=%s is not valid (accepted: off, error, warn, info, "
+                             "debug, trace); using warn\n",
+                             text);
+            }
+        }
+    }
+};
+
+// Never destroyed: messages may come from atexit handlers and late thread exits.
+Sink& sink() {
+    static Sink* instance = new Sink;
+    return *instance;
+}
+
+const char* level_name(Level level) {
+    switch (level) {
+        case Level::error: return "error";
+        case Level::warn: return "warning";
+        case Level::info: return "info";
+        case Level::debug: return "debug";
+        case Level::trace: return "trace";
+        case Level::off: break;
+    }
+    return "";
+}
+
+}  // namespace
+
+std::optional<Level> parse_level(std::string_view text) {
+    if (text == "off" || text == "0") return Level::off;
+    if (text == "error") return Level::error;
+    if (text == "warn" || text == "warning") return Level::warn;
+    if (text == "info") return Level::info;
+    if (text == "debug") return Level::debug;
+    if (text == "trace") return Level::trace;
+    return std::nullopt;
+}
+
+bool enabled(Level level) { return level != Level::off && level <= sink().level; }
+
+void write(Level level, const char* format, ...) {
+    if (!enabled(level)) return;
+    char message[1024];
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(message, sizeof message, format, args);
+    va_end(args);
+    Sink& out = sink();
+    std::lock_guard lock(out.mutex);
+    std::fprintf(out.file, "gpushim: %s: %s\n", level_name(level), message);
+    std::fflush(out.file);
+}
+
+}  // namespace gpushim::log

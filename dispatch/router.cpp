@@ -1,0 +1,28 @@
+#include "dispatch/router.h"
+
+#include "dispatch/config.h"
+#include "gpu/blas3_executor.h"
+
+namespace gpushim {
+
+bool worth_offloading(const Blas3Op& op, Routine routine) {
+    const Config& settings = config();
+    if (settings.disabled || !arguments_valid(op) || is_degenerate(op)) return false;
+    return multiply_adds(op) >= settings.threshold_cubed[static_cast<std::size_t>(routine)];
+}
+
+bool run_on_gpu(const Blas3Op& op, Routine routine, bool& fell_back) {
+    const auto start = std::chrono::steady_clock::now();
+    gpu::Transfers transfers;
+    const gpu::Outcome outcome = gpu::execute_blas3(op, transfers);
+    fell_back = outcome == gpu::Outcome::failed;
+    if (outcome != gpu::Outcome::completed) return false;
+    if (statistics_enabled()) {
+        const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+        record_call({routine, Placement::gpu, elapsed.count(), flop_count(op), transfers.bytes_to_device,
+                     transfers.bytes_to_host});
+    }
+    return true;
+}
+
+}  // namespace gpushim

@@ -1,0 +1,26 @@
+// The routine identifiers of the routine table, for statistics and per-routine settings.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+
+#include "shim/blas3_routines.h"
+
+namespace gpushim {
+
+#define GPUSHIM_ROUTINE_ENUMERATOR(name, ...) name,
+enum class Routine : unsigned char { GPUSHIM_FOR_EACH_BLAS3_ROUTINE(GPUSHIM_ROUTINE_ENUMERATOR) };
+#undef GPUSHIM_ROUTINE_ENUMERATOR
+
+#define GPUSHIM_ROUTINE_NAME(name, ...) #name,
+inline constexpr std::array kRoutineNames{GPUSHIM_FOR_EACH_BLAS3_ROUTINE(GPUSHIM_ROUTINE_NAME)};
+#undef GPUSHIM_ROUTINE_NAME
+
+inline constexpr std::size_t kRoutineCount = kRoutineNames.size();
+
+constexpr std::string_view routine_name(Routine routine) {
+    return kRoutineNames[static_cast<std::size_t>(routine)];
+}
+
+}  // namespace gpushim

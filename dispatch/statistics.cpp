@@ -1,0 +1,189 @@
+#include "dispatch/statistics.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+#include "dispatch/config.h"
+#include "dispatch/log.h"
+#include "gpu/backend.h"
+
+namespace gpushim {
+namespace {
+
+std::string expand_pid(const std::string& pattern) {
+    std::string path;
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+        if (pattern[i] == '%' && i + 1 < pattern.size() && pattern[i + 1] == 'p') {
+            path += std::to_string(getpid());
+            ++i;
+        } else {
+            path += pattern[i];
+        }
+    }
+    return path;
+}
+
+bool ends_with(const std::string& text, std::string_view suffix) {
+    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A forked child starts its own report: it inherits the parent's handler and counters.
+std::atomic<bool> recorded_in_this_process{false};
+
+void reset_counters_in_child();
+
+void write_report_at_exit() {
+    if (!recorded_in_this_process.load()) return;
+    const std::string& setting = config().report;
+    const bool to_stderr = parse_switch(setting) == std::optional<bool>(true);
+    const std::string path = to_stderr ? std::string() : expand_pid(setting);
+    const std::string text = (!to_stderr && ends_with(path, ".json")) ? report_json() : report_table();
+    if (to_stderr) {
+        std::fputs(text.c_str(), stderr);
+        return;
+    }
+    FILE* file = std::fopen(path.c_str(), "w");
+    if (file == nullptr) {
+        log::write(log::Level::error, "GPUSHIM_REPORT: cannot write %s", path.c_str());
+        return;
+    }
+    std::fputs(text.c_str(), file);
+    std::fclose(file);
+}
+
+// Atomic counters: many threads record at once, the report reads them once at exit.
+struct Counters {
+    std::atomic<uint64_t> gpu_calls{0}, cpu_calls{0}, fallbacks{0}, bytes_h2d{0}, bytes_d2h{0};
+    std::atomic<double> gpu_seconds{0}, cpu_seconds{0}, flops{0};
+};
+
+// Never destroyed: the report is written by an atexit handler.
+std::array<Counters, kRoutineCount>& counters() {
+    static auto* instance = new std::array<Counters, kRoutineCount>;
+    return *instance;
+}
+
+void add(std::atomic<double>& total, double value) {
+    double current = total.load(std::memory_order_relaxed);
+    while (!total.compare_exchange_weak(current, current + value, std::memory_order_relaxed)) {
+    }
+}
+
+void reset_counters_in_child() {
+    recorded_in_this_process.store(false);
+    for (Counters& c : counters()) {
+        c.gpu_calls = 0;
+        c.cpu_calls = 0;
+        c.fallbacks = 0;
+        c.bytes_h2d = 0;
+        c.bytes_d2h = 0;
+        c.gpu_seconds = 0;
+        c.cpu_seconds = 0;
+        c.flops = 0;
+    }
+}
+
+std::string format(const char* pattern, auto... values) {
+    char buffer[256];
+    std::snprintf(buffer, sizeof buffer, pattern, values...);
+    return buffer;
+}
+
+}  // namespace
+
+bool statistics_enabled() {
+    static const bool enabled = !config().report.empty();
+    return enabled;
+}
+
+void record_call(const CallRecord& record) {
+    static std::once_flag report_registered;
+    std::call_once(report_registered, [] {
+        std::atexit(write_report_at_exit);
+        pthread_atfork(nullptr, nullptr, reset_counters_in_child);
+    });
+    recorded_in_this_process.store(true, std::memory_order_relaxed);
+    Counters& c = counters()[static_cast<std::size_t>(record.routine)];
+    if (record.placement == Placement::gpu) {
+        c.gpu_calls.fetch_add(1, std::memory_order_relaxed);
+        add(c.gpu_seconds, record.seconds);
+    } else {
+        c.cpu_calls.fetch_add(1, std::memory_order_relaxed);
+        add(c.cpu_seconds, record.seconds);
+        if (record.placement == Placement::fallback) c.fallbacks.fetch_add(1, std::memory_order_relaxed);
+    }
+    add(c.flops, record.flops);
+    c.bytes_h2d.fetch_add(record.bytes_to_device, std::memory_order_relaxed);
+    c.bytes_d2h.fetch_add(record.bytes_to_host, std::memory_order_relaxed);
+}
+
+RoutineTotals routine_totals(Routine routine) {
+    const Counters& c = counters()[static_cast<std::size_t>(routine)];
+    RoutineTotals t;
+    t.gpu_calls = c.gpu_calls.load();
+    t.cpu_calls = c.cpu_calls.load();
+    t.calls = t.gpu_calls + t.cpu_calls;
+    t.fallbacks = c.fallbacks.load();
+    t.gpu_seconds = c.gpu_seconds.load();
+    t.cpu_seconds = c.cpu_seconds.load();
+    t.seconds = t.gpu_seconds + t.cpu_seconds;
+    t.flops = c.flops.load();
+    t.bytes_h2d = c.bytes_h2d.load();
+    t.bytes_d2h = c.bytes_d2h.load();
+    return t;
+}
+
+std::string report_table() {
+    std::string text = "gpushim report (backend: " + gpu::backend_summary() + ")\n";
+    text += format("%-8s %9s %9s %9s %11s %10s %12s %12s\n", "routine", "gpu", "cpu",
+                   "fallback", "seconds", "GFLOP/s", "MB to gpu", "MB from gpu");
+    for (std::size_t i = 0; i < kRoutineCount; ++i) {
+        const auto routine = static_cast<Routine>(i);
+        const RoutineTotals t = routine_totals(routine);
+        if (t.calls == 0) continue;
+        const double gflops = t.seconds > 0 ? t.flops / t.seconds * 1e-9 : 0.0;
+        text += format("%-8s %9llu %9llu %9llu %11.4f %10.2f %12.1f %12.1f\n",
+                       std::string(routine_name(routine)).c_str(),
+                       static_cast<unsigned long long>(t.gpu_calls),
+                       static_cast<unsigned long long>(t.cpu_calls),
+                       static_cast<unsigned long long>(t.fallbacks), t.seconds, gflops,
+                       t.bytes_h2d * 1e-6, t.bytes_d2h * 1e-6);
+    }
+    return text;
+}
+
+std::string report_json() {
+    std::string json = "{\"pid\": " + std::to_string(getpid()) + ", \"backend\": \"";
+    for (char c : gpu::backend_summary()) {
+        if (c == '"' || c == '\\') json += '\\';
+        json += c;
+    }
+    json += "\", \"routines\": {";
+    bool first = true;
+    for (std::size_t i = 0; i < kRoutineCount; ++i) {
+        const auto routine = static_cast<Routine>(i);
+        const RoutineTotals t = routine_totals(routine);
+        if (t.calls == 0) continue;
+        json += first ? "\n  " : ",\n  ";
+        first = false;
+        json += format(
+            "\"%s\": {\"calls\": %llu, \"gpu_calls\": %llu, \"cpu_calls\": %llu, \"fallbacks\": "
+            "%llu, \"seconds\": %.9g, \"gpu_seconds\": %.9g, \"cpu_seconds\": %.9g, \"flops\": "
+            "%.17g, \"bytes_h2d\": %llu, \"bytes_d2h\": %llu}",
+            std::string(routine_name(routine)).c_str(), static_cast<unsigned long long>(t.calls),
+            static_cast<unsigned long long>(t.gpu_calls), static_cast<unsigned long long>(t.cpu_calls),
+            static_cast<unsigned long long>(t.fallbacks), t.seconds, t.gpu_seconds, t.cpu_seconds,
+            t.flops, static_cast<unsigned long long>(t.bytes_h2d),
+            static_cast<unsigned long long>(t.bytes_d2h));
+    }
+    json += "\n}}\n";
+    return json;
+}
+
+}  // namespace gpushim

@@ -1,0 +1,39 @@
+// Per-routine counters behind GPUSHIM_REPORT. Collected only when a report was asked for,
+// so that small CPU calls pay nothing for them otherwise.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "dispatch/routines.h"
+
+namespace gpushim {
+
+enum class Placement { gpu, cpu, fallback };  // fallback: tried on the GPU, recomputed on the CPU
+
+struct CallRecord {
+    Routine routine;
+    Placement placement;
+    double seconds;
+    double flops;
+    uint64_t bytes_to_device = 0;
+    uint64_t bytes_to_host = 0;
+};
+
+bool statistics_enabled();
+
+void record_call(const CallRecord& record);
+
+struct RoutineTotals {
+    uint64_t calls = 0, gpu_calls = 0, cpu_calls = 0, fallbacks = 0;
+    double seconds = 0, gpu_seconds = 0, cpu_seconds = 0, flops = 0;
+    uint64_t bytes_h2d = 0, bytes_d2h = 0;
+};
+
+RoutineTotals routine_totals(Routine routine);
+
+// The report in the two formats GPUSHIM_REPORT offers.
+std::string report_table();
+std::string report_json();
+
+}  // namespace gpushim

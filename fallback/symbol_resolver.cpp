@@ -1,0 +1,114 @@
+#include "fallback/symbol_resolver.h"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "dispatch/config.h"
+#include "dispatch/log.h"
+
+namespace gpushim::fallback {
+namespace {
+
+const void* shim_base() {
+    static const void* base = [] {
+        Dl_info info{};
+        dladdr(reinterpret_cast<const void*>(&shim_base), &info);
+        return info.dli_fbase;
+    }();
+    return base;
+}
+
+void* usable(void* candidate) { return (candidate != nullptr && !is_inside_shim(candidate)) ? candidate : nullptr; }
+
+// Looks the symbol up in one loaded object. dlsym on a handle searches that object and its
+// dependencies, which may include the shim: is_inside_shim filters it out.
+void* lookup_in_loaded_object(const char* path, const char* symbol) {
+    void* handle = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    if (handle == nullptr) return nullptr;
+    void* found = usable(dlsym(handle, symbol));
+    dlclose(handle);
+    return found;
+}
+
+struct Search {
+    const char* symbol;
+    void* found = nullptr;
+};
+
+int search_loaded_object(dl_phdr_info* info, size_t, void* data) {
+    auto* search = static_cast<Search*>(data);
+    const char* path = info->dlpi_name;
+    if (path == nullptr || *path == '\0') return 0;  // the main program and the vDSO
+    if (reinterpret_cast<const void*>(info->dlpi_addr) == shim_base()) return 0;
+    search->found = lookup_in_loaded_object(path, search->symbol);
+    return search->found != nullptr ? 1 : 0;
+}
+
+void* lookup_in_library(const std::string& path, const char* symbol) {
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) return nullptr;
+    // Kept open: the resolved function lives in it for the rest of the process.
+    return usable(dlsym(handle, symbol));
+}
+
+bool starts_with(const std::string& text, std::string_view prefix) {
+    return text.compare(0, prefix.size(), prefix) == 0;
+}
+bool ends_with(const std::string& text, std::string_view suffix) {
+    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+bool is_inside_shim(const void* address) {
+    Dl_info info{};
+    return dladdr(address, &info) != 0 && info.dli_fbase == shim_base();
+}
+
+std::vector<std::string> default_libraries(const std::string& symbol) {
+    if (starts_with(symbol, "scipy_")) return {};  // only ever found inside a loaded wheel
+    if (ends_with(symbol, "64_")) return {"libopenblas64.so.0", "libopenblas64_.so.0"};
+    return {"libopenblas.so.0", "libblas.so.3"};
+}
+
+void* find_cpu_symbol(const char* symbol, const std::string& override_path) {
+    if (!override_path.empty()) return lookup_in_library(override_path, symbol);
+    if (void* next = usable(dlsym(RTLD_NEXT, symbol))) return next;
+    Search search{symbol};
+    dl_iterate_phdr(search_loaded_object, &search);
+    if (search.found != nullptr) return search.found;
+    if (void* in_main_program = usable(dlsym(RTLD_DEFAULT, symbol))) return in_main_program;
+    for (const std::string& library : default_libraries(symbol)) {
+        if (void* found = lookup_in_library(library, symbol)) return found;
+    }
+    return nullptr;
+}
+
+void* resolve_cpu_blas_symbol(const char* symbol) {
+    const std::string& override_path = config().cpu_blas;
+    void* found = find_cpu_symbol(symbol, override_path);
+    if (found == nullptr) {
+        if (override_path.empty()) {
+            std::fprintf(stderr,
+                         "gpushim: error: no CPU BLAS in this process defines %s; set "
+                         "GPUSHIM_CPU_BLAS to the path of a BLAS library that does\n",
+                         symbol);
+        } else {
+            std::fprintf(stderr,
+                         "gpushim: error: GPUSHIM_CPU_BLAS=%s cannot be loaded or does not define "
+                         "%s\n",
+                         override_path.c_str(), symbol);
+        }
+        std::abort();
+    }
+    Dl_info info{};
+    if (log::enabled(log::Level::debug) && dladdr(found, &info) != 0) {
+        log::write(log::Level::debug, "%s on the CPU comes from %s", symbol, info.dli_fname);
+    }
+    return found;
+}
+
+}  // namespace gpushim::fallback

@@ -1,0 +1,26 @@
+// Finding the CPU implementation of a symbol the shim also exports (DESIGN.md,
+// "Finding the CPU implementation"): never the shim's own definition.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gpushim::fallback {
+
+// The CPU definition of `symbol`, or nullptr. Order: the library named by `override_path`
+// (when not empty, and only it); the next definition after the shim in the global scope;
+// any loaded object that defines it; the default libraries for the name.
+void* find_cpu_symbol(const char* symbol, const std::string& override_path);
+
+// As find_cpu_symbol with GPUSHIM_CPU_BLAS as the override; when nothing is found, stops
+// the process with a message naming the symbol and the variable to set (a wrong answer
+// is worse than a clear stop).
+void* resolve_cpu_blas_symbol(const char* symbol);
+
+// The libraries tried last for a symbol, by its name scheme.
+std::vector<std::string> default_libraries(const std::string& symbol);
+
+// Whether `address` lies inside the shim itself.
+bool is_inside_shim(const void* address);
+
+}  // namespace gpushim::fallback

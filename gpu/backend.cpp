@@ -1,0 +1,111 @@
+#include "gpu/backend.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+
+#include <atomic>
+#include <mutex>
+
+#include "dispatch/config.h"
+#include "dispatch/log.h"
+#include "fallback/symbol_resolver.h"
+
+namespace gpushim::gpu {
+namespace {
+
+struct LoadedBackend {
+    const gpushim_device_plugin* plugin = nullptr;
+    std::string summary = "not loaded";
+};
+
+std::atomic<bool> forked_after_use{false};
+
+void log_from_plugin(int level, const char* message) {
+    log::write(static_cast<log::Level>(level), "%s", message);
+}
+
+const gpushim_host_services kHostServices{
+    .resolve_cpu_symbol = fallback::resolve_cpu_blas_symbol,
+    .log = log_from_plugin,
+};
+
+std::string shim_directory() {
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<const void*>(&shim_directory), &info) == 0 || info.dli_fname == nullptr) {
+        return ".";
+    }
+    const std::string path = info.dli_fname;
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+LoadedBackend load() {
+    LoadedBackend result;
+    const std::string& setting = config().backend;
+    const std::string path = plugin_path(setting, shim_directory());
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+        result.summary = "none (" + std::string(dlerror()) + ")";
+        return result;
+    }
+    auto entry = reinterpret_cast<gpushim_device_plugin_entry>(dlsym(handle, GPUSHIM_DEVICE_PLUGIN_ENTRY));
+    const gpushim_device_plugin* plugin = entry != nullptr ? entry() : nullptr;
+    if (plugin == nullptr || plugin->interface_version != GPUSHIM_DEVICE_INTERFACE_VERSION) {
+        result.summary = "none (" + path + " is not a gpushim device plugin of interface version " +
+                         std::to_string(GPUSHIM_DEVICE_INTERFACE_VERSION) + ")";
+        dlclose(handle);
+        return result;
+    }
+    if (const int status = plugin->init(&kHostServices); status != 0) {
+        result.summary = std::string("none (") + plugin->name + ": " + plugin->describe_error(status) + ")";
+        return result;  // the plugin stays loaded: its libraries may not unload cleanly
+    }
+    // CUDA contexts do not survive fork: a child computes on the CPU.
+    pthread_atfork(nullptr, nullptr, [] { forked_after_use.store(true); });
+    result.plugin = plugin;
+    result.summary = std::string(plugin->name) + ": " + plugin->device_description();
+    log::write(log::Level::info, "offloading to %s", result.summary.c_str());
+    return result;
+}
+
+// Never destroyed: calls may arrive from atexit handlers and late threads.
+std::atomic<const LoadedBackend*> loaded_backend{nullptr};
+
+const LoadedBackend& loaded() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        const auto* instance = new LoadedBackend(load());
+        if (instance->plugin == nullptr) {
+            log::write(log::Level::warn, "GPU backend unavailable, running on the CPU: %s",
+                       instance->summary.c_str());
+        }
+        loaded_backend.store(instance);
+    });
+    return *loaded_backend.load();
+}
+
+}  // namespace
+
+std::string plugin_path(std::string_view setting, std::string_view shim_directory) {
+    if (setting.find('/') != std::string_view::npos) return std::string(setting);
+    return std::string(shim_directory) + "/libgpushim_" + std::string(setting) + ".so";
+}
+
+const gpushim_device_plugin* backend() {
+    if (forked_after_use.load(std::memory_order_relaxed)) {
+        static std::once_flag told;
+        std::call_once(told, [] {
+            log::write(log::Level::info, "forked after the parent used the GPU: running on the CPU");
+        });
+        return nullptr;
+    }
+    return loaded().plugin;
+}
+
+std::string backend_summary() {
+    if (forked_after_use.load()) return "none (forked child)";
+    const LoadedBackend* instance = loaded_backend.load();
+    return instance != nullptr ? instance->summary : "not loaded (no call was large enough)";
+}
+
+}  // namespace gpushim::gpu

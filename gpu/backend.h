@@ -1,0 +1,23 @@
+// The device plugin of this process: loaded once, on the first call worth offloading.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "gpu/device_interface.h"
+
+namespace gpushim::gpu {
+
+// The initialised plugin, or nullptr when none is usable in this process (it failed to
+// load or found no device, or this is a child forked after the parent used the device).
+// The first call loads it; the reason for a failure is logged once, as a warning.
+const gpushim_device_plugin* backend();
+
+// "<plugin name>: <device>" or why there is none; for the report.
+std::string backend_summary();
+
+// The plugin file for a GPUSHIM_BACKEND value: a value containing '/' is a path, anything
+// else a name, libgpushim_<name>.so in the directory holding libgpushim.so.
+std::string plugin_path(std::string_view setting, std::string_view shim_directory);
+
+}  // namespace gpushim::gpu

@@ -1,0 +1,268 @@
+// The CUDA backend: thin calls into the CUDA runtime and cuBLAS behind the C table of
+// gpu/device_interface.h. Everything that decides (pooling, staging, tiling, fallback)
+// lives above the interface, where it is tested without a GPU.
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <new>
+#include <string>
+
+#include "gpu/cuda/cuda_blas3.h"
+#include "gpu/cuda/cuda_status.h"
+#include "gpu/device_interface.h"
+
+struct gpushim_queue_s {
+    cudaStream_t stream = nullptr;
+    cublasHandle_t blas = nullptr;
+};
+
+struct gpushim_event_s {
+    cudaEvent_t event = nullptr;
+};
+
+namespace gpushim::cuda {
+namespace {
+
+constexpr int kLogDebug = 4;
+
+// Written once by init(), which the host calls before anything else.
+struct PluginState {
+    int device = 0;
+    const gpushim_host_services* services = nullptr;
+    char description[sizeof(cudaDeviceProp::name) + 128] = "";
+};
+PluginState plugin;
+
+void log_debug(const char* message) {
+    if (plugin.services != nullptr && plugin.services->log != nullptr) {
+        plugin.services->log(kLogDebug, message);
+    }
+}
+
+// The CUDA runtime's current device is per thread and the host calls in from any of the
+// program's threads, some of which may have chosen another device for their own CUDA
+// work: every call runs on the plugin's device and leaves the caller's choice as it was.
+template <typename Call>
+int on_plugin_device(Call call) {
+    int previous = 0;
+    if (const int status = status_from(cudaGetDevice(&previous))) return status;
+    if (previous == plugin.device) return call();
+    if (const int status = status_from(cudaSetDevice(plugin.device))) return status;
+    const int status = call();
+    cudaSetDevice(previous);
+    return status;
+}
+
+int init(const gpushim_host_services* services) {
+    plugin.services = services;
+    int device_count = 0;
+    if (const int status = status_from(cudaGetDeviceCount(&device_count))) return status;
+    if (device_count == 0) return kNoDevice;
+    if (const int status = status_from(cudaGetDevice(&plugin.device))) return status;
+    // Creating the context now makes a device that cannot be used (prohibited or
+    // exclusively held compute mode) fail here rather than in the first offloaded call.
+    if (const int status = status_from(cudaInitDevice(plugin.device, 0, 0))) return status;
+
+    cudaDeviceProp properties{};
+    if (const int status = status_from(cudaGetDeviceProperties(&properties, plugin.device))) {
+        return status;
+    }
+    int driver_version = 0;
+    if (const int status = status_from(cudaDriverGetVersion(&driver_version))) return status;
+    // Tenths of a GiB in integers keep the text's length bounded for the fixed buffer.
+    constexpr size_t kBytesPerGiB = size_t{1} << 30;
+    const size_t memory_tenths_gib =
+        (properties.totalGlobalMem * 10 + kBytesPerGiB / 2) / kBytesPerGiB;
+    std::snprintf(plugin.description, sizeof plugin.description,
+                  "%s (sm_%d%d, %zu.%zu GiB, driver %d.%d)", properties.name, properties.major,
+                  properties.minor, memory_tenths_gib / 10, memory_tenths_gib % 10,
+                  driver_version / 1000, driver_version % 1000 / 10);
+
+    char message[sizeof plugin.description + 64];
+    std::snprintf(message, sizeof message, "cuda plugin: device %d of %d: %s", plugin.device,
+                  device_count, plugin.description);
+    log_debug(message);
+    return kSuccess;
+}
+
+const char* device_description() {
+    return plugin.description;
+}
+
+const char* describe_error(int status) {
+    // The text names the library's own error code, so a user can look it up; it stays
+    // valid until the same thread asks again.
+    thread_local std::string text;
+    if (status == kSuccess) return "success";
+    if (status >= kCublasStatusBase) {
+        const auto blas_status = static_cast<cublasStatus_t>(status - kCublasStatusBase);
+        text = std::string("cuBLAS ") + cublasGetStatusName(blas_status) + ": " +
+               cublasGetStatusString(blas_status);
+        return text.c_str();
+    }
+    if (status >= kCudaStatusBase) {
+        const auto error = static_cast<cudaError_t>(status - kCudaStatusBase);
+        text = std::string("CUDA runtime ") + cudaGetErrorName(error) + ": " +
+               cudaGetErrorString(error);
+        return text.c_str();
+    }
+    switch (status) {
+        case kNoDevice:
+            return "no CUDA device is visible to this process";
+        case kHostOutOfMemory:
+            return "the CUDA plugin ran out of host memory";
+        case kInvalidBlasOperation:
+            return "the CUDA plugin got a BLAS operation with an unknown kind, precision or flag";
+    }
+    return "unknown CUDA plugin status";
+}
+
+int memory_info(size_t* free_bytes, size_t* total_bytes) {
+    return on_plugin_device([&] { return status_from(cudaMemGetInfo(free_bytes, total_bytes)); });
+}
+
+int device_alloc(void** dev_ptr, size_t bytes) {
+    return on_plugin_device([&] { return status_from(cudaMalloc(dev_ptr, bytes)); });
+}
+
+int device_free(void* dev_ptr) {
+    return on_plugin_device([&] { return status_from(cudaFree(dev_ptr)); });
+}
+
+int pinned_alloc(void** host_ptr, size_t bytes) {
+    // Portable: a staging buffer must stay pinned whatever context copies through it.
+    return on_plugin_device(
+        [&] { return status_from(cudaHostAlloc(host_ptr, bytes, cudaHostAllocPortable)); });
+}
+
+int pinned_free(void* host_ptr) {
+    return on_plugin_device([&] { return status_from(cudaFreeHost(host_ptr)); });
+}
+
+// Releases whatever part of the queue exists; reports the first failure. cuBLAS documents
+// that destroying a handle waits for the whole device, so queues are meant to live long.
+int release_queue(gpushim_queue_s* queue) {
+    int status = kSuccess;
+    if (queue->blas != nullptr) status = status_from(cublasDestroy(queue->blas));
+    if (queue->stream != nullptr) {
+        const int stream_status = status_from(cudaStreamDestroy(queue->stream));
+        if (status == kSuccess) status = stream_status;
+    }
+    delete queue;
+    return status;
+}
+
+int queue_create(gpushim_queue* queue) {
+    return on_plugin_device([&] {
+        auto* created = new (std::nothrow) gpushim_queue_s;
+        if (created == nullptr) return static_cast<int>(kHostOutOfMemory);
+        // Non-blocking: the program's own legacy-default-stream work must not serialise
+        // with ours.
+        int status =
+            status_from(cudaStreamCreateWithFlags(&created->stream, cudaStreamNonBlocking));
+        if (status == kSuccess) status = status_from(cublasCreate(&created->blas));
+        if (status == kSuccess)
+            status = status_from(cublasSetStream(created->blas, created->stream));
+        if (status == kSuccess) {
+            status = status_from(cublasSetPointerMode(created->blas, CUBLAS_POINTER_MODE_HOST));
+        }
+        if (status != kSuccess) {
+            release_queue(created);
+            return status;
+        }
+        *queue = created;
+        return static_cast<int>(kSuccess);
+    });
+}
+
+int queue_destroy(gpushim_queue queue) {
+    return on_plugin_device([&] { return release_queue(queue); });
+}
+
+int queue_synchronize(gpushim_queue queue) {
+    return on_plugin_device([&] { return status_from(cudaStreamSynchronize(queue->stream)); });
+}
+
+int event_create(gpushim_event* event) {
+    return on_plugin_device([&] {
+        auto* created = new (std::nothrow) gpushim_event_s;
+        if (created == nullptr) return static_cast<int>(kHostOutOfMemory);
+        const int status =
+            status_from(cudaEventCreateWithFlags(&created->event, cudaEventDisableTiming));
+        if (status != kSuccess) {
+            delete created;
+            return status;
+        }
+        *event = created;
+        return static_cast<int>(kSuccess);
+    });
+}
+
+int event_destroy(gpushim_event event) {
+    return on_plugin_device([&] {
+        const int status = status_from(cudaEventDestroy(event->event));
+        delete event;
+        return status;
+    });
+}
+
+int event_record(gpushim_event event, gpushim_queue queue) {
+    return on_plugin_device(
+        [&] { return status_from(cudaEventRecord(event->event, queue->stream)); });
+}
+
+int event_synchronize(gpushim_event event) {
+    return on_plugin_device([&] { return status_from(cudaEventSynchronize(event->event)); });
+}
+
+int copy_to_device_2d(void* dev_dst, size_t dst_pitch, const void* host_src, size_t src_pitch,
+                      size_t width_bytes, size_t rows, gpushim_queue queue) {
+    return on_plugin_device([&] {
+        return status_from(cudaMemcpy2DAsync(dev_dst, dst_pitch, host_src, src_pitch, width_bytes,
+                                             rows, cudaMemcpyHostToDevice, queue->stream));
+    });
+}
+
+int copy_to_host_2d(void* host_dst, size_t dst_pitch, const void* dev_src, size_t src_pitch,
+                    size_t width_bytes, size_t rows, gpushim_queue queue) {
+    return on_plugin_device([&] {
+        return status_from(cudaMemcpy2DAsync(host_dst, dst_pitch, dev_src, src_pitch, width_bytes,
+                                             rows, cudaMemcpyDeviceToHost, queue->stream));
+    });
+}
+
+int blas3(const gpushim_blas3_op* op, gpushim_queue queue) {
+    return on_plugin_device([&] { return enqueue_blas3(*op, queue->blas); });
+}
+
+constexpr gpushim_device_plugin kPlugin = {
+    .interface_version = GPUSHIM_DEVICE_INTERFACE_VERSION,
+    .name = "cuda",
+    .init = init,
+    .device_description = device_description,
+    .describe_error = describe_error,
+    .memory_info = memory_info,
+    .device_alloc = device_alloc,
+    .device_free = device_free,
+    .pinned_alloc = pinned_alloc,
+    .pinned_free = pinned_free,
+    .queue_create = queue_create,
+    .queue_destroy = queue_destroy,
+    .queue_synchronize = queue_synchronize,
+    .event_create = event_create,
+    .event_destroy = event_destroy,
+    .event_record = event_record,
+    .event_synchronize = event_synchronize,
+    .copy_to_device_2d = copy_to_device_2d,
+    .copy_to_host_2d = copy_to_host_2d,
+    .blas3 = blas3,
+};
+
+}  // namespace
+}  // namespace gpushim::cuda
+
+extern "C" __attribute__((visibility("default"))) const gpushim_device_plugin*
+gpushim_device_plugin_v1(void) {
+    return &gpushim::cuda::kPlugin;
+}

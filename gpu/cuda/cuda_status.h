@@ -1,0 +1,35 @@
+// Plugin statuses: one integer that still says which library failed, so that
+// describe_error() can name the CUDA runtime or cuBLAS error behind it.
+#ifndef GPUSHIM_GPU_CUDA_CUDA_STATUS_H
+#define GPUSHIM_GPU_CUDA_CUDA_STATUS_H
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+namespace gpushim::cuda {
+
+// Failures the plugin detects itself; the CUDA and cuBLAS ranges start far above them.
+enum PluginStatus : int {
+    kSuccess = 0,
+    kNoDevice = 1,
+    kHostOutOfMemory = 2,
+    kInvalidBlasOperation = 3,
+};
+
+// cudaError_t values stay below 100000 and cublasStatus_t values below 100, so the
+// ranges cannot overlap.
+inline constexpr int kCudaStatusBase = 100000;
+inline constexpr int kCublasStatusBase = 200000;
+
+inline int status_from(cudaError_t error) {
+    return error == cudaSuccess ? kSuccess : kCudaStatusBase + static_cast<int>(error);
+}
+
+inline int status_from(cublasStatus_t status) {
+    return status == CUBLAS_STATUS_SUCCESS ? kSuccess
+                                           : kCublasStatusBase + static_cast<int>(status);
+}
+
+}  // namespace gpushim::cuda
+
+#endif

@@ -1,0 +1,116 @@
+/* The device interface: what a backend plugin (libgpushim_<name>.so) provides.
+ *
+ * Plain C so that a plugin can be built by any compiler and loaded with dlopen.
+ * A plugin exports one function, gpushim_device_plugin_v1(), returning a table of
+ * function pointers. Every function returns 0 on success and a non-zero plugin
+ * status on failure; describe_error() turns a status into text. Pointers named
+ * dev_* are device memory; host pointers are plain host memory. */
+#ifndef GPUSHIM_GPU_DEVICE_INTERFACE_H
+#define GPUSHIM_GPU_DEVICE_INTERFACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPUSHIM_DEVICE_INTERFACE_VERSION 1
+
+typedef enum {
+    GPUSHIM_PREC_S = 0, /* float */
+    GPUSHIM_PREC_D = 1, /* double */
+    GPUSHIM_PREC_C = 2, /* float complex */
+    GPUSHIM_PREC_Z = 3  /* double complex */
+} gpushim_precision;
+
+typedef enum {
+    GPUSHIM_GEMM = 0,
+    GPUSHIM_SYMM,
+    GPUSHIM_HEMM,
+    GPUSHIM_SYRK,
+    GPUSHIM_HERK,
+    GPUSHIM_SYR2K,
+    GPUSHIM_HER2K,
+    GPUSHIM_TRMM,
+    GPUSHIM_TRSM
+} gpushim_blas3_kind;
+
+/* A Level-3 BLAS call in column-major form with reference-BLAS meaning.
+ * Flags are upper-case characters: trans* in 'N','T','C'; side 'L','R';
+ * uplo 'U','L'; diag 'N','U'. Scalars are stored as {real, imaginary} in
+ * double; for HERK alpha/beta and HER2K beta only the real part is meaningful.
+ * The rank-k/2k updates (SYRK, HERK, SYR2K, HER2K) keep their TRANS in transa.
+ * For TRMM/TRSM the in/out matrix is b (c is unused), as in BLAS.
+ * Unused fields are zero. */
+typedef struct {
+    gpushim_blas3_kind kind;
+    gpushim_precision precision;
+    char transa, transb, side, uplo, diag;
+    int64_t m, n, k;
+    double alpha[2];
+    double beta[2];
+    const void* a;
+    int64_t lda;
+    const void* b;
+    int64_t ldb;
+    void* c;
+    int64_t ldc;
+} gpushim_blas3_op;
+
+/* Services the host library offers a plugin. */
+typedef struct {
+    /* The CPU implementation of a BLAS symbol (e.g. "dgemm_"), never the shim's. */
+    void* (*resolve_cpu_symbol)(const char* name);
+    /* Logging: level 1 error, 2 warn, 3 info, 4 debug. */
+    void (*log)(int level, const char* message);
+} gpushim_host_services;
+
+typedef struct gpushim_queue_s* gpushim_queue; /* a stream and its library handles */
+typedef struct gpushim_event_s* gpushim_event;
+
+typedef struct {
+    uint32_t interface_version; /* GPUSHIM_DEVICE_INTERFACE_VERSION */
+    const char* name;
+
+    /* Called once before anything else. Fails when no usable device exists. */
+    int (*init)(const gpushim_host_services* services);
+    /* A one-line description of the device, valid after init. */
+    const char* (*device_description)(void);
+    const char* (*describe_error)(int status);
+    int (*memory_info)(size_t* free_bytes, size_t* total_bytes);
+
+    int (*device_alloc)(void** dev_ptr, size_t bytes);
+    int (*device_free)(void* dev_ptr);
+    int (*pinned_alloc)(void** host_ptr, size_t bytes);
+    int (*pinned_free)(void* host_ptr);
+
+    int (*queue_create)(gpushim_queue* queue);
+    int (*queue_destroy)(gpushim_queue queue);
+    int (*queue_synchronize)(gpushim_queue queue);
+    int (*event_create)(gpushim_event* event);
+    int (*event_destroy)(gpushim_event event);
+    int (*event_record)(gpushim_event event, gpushim_queue queue);
+    int (*event_synchronize)(gpushim_event event);
+
+    /* Asynchronous 2-D copies: `rows` rows of `width_bytes` each, pitches in bytes.
+     * (A column-major matrix is `columns` rows of `m * element size` bytes.) */
+    int (*copy_to_device_2d)(void* dev_dst, size_t dst_pitch, const void* host_src,
+                             size_t src_pitch, size_t width_bytes, size_t rows,
+                             gpushim_queue queue);
+    int (*copy_to_host_2d)(void* host_dst, size_t dst_pitch, const void* dev_src,
+                           size_t src_pitch, size_t width_bytes, size_t rows,
+                           gpushim_queue queue);
+
+    /* Enqueue a Level-3 BLAS operation whose a, b, c point to device memory. */
+    int (*blas3)(const gpushim_blas3_op* op, gpushim_queue queue);
+} gpushim_device_plugin;
+
+typedef const gpushim_device_plugin* (*gpushim_device_plugin_entry)(void);
+#define GPUSHIM_DEVICE_PLUGIN_ENTRY "gpushim_device_plugin_v1"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

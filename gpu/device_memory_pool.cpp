@@ -1,0 +1,53 @@
+#include "gpu/device_memory_pool.h"
+
+namespace gpushim::gpu {
+namespace {
+constexpr std::size_t kSmallGranule = 64 * 1024;
+constexpr std::size_t kLargeGranule = 2 * 1024 * 1024;
+}  // namespace
+
+std::size_t DeviceMemoryPool::rounded_size(std::size_t bytes) {
+    const std::size_t granule = bytes < kLargeGranule ? kSmallGranule : kLargeGranule;
+    return (bytes + granule - 1) / granule * granule;
+}
+
+DeviceBlock DeviceMemoryPool::allocate(std::size_t bytes) {
+    const std::size_t size = rounded_size(bytes);
+    std::lock_guard lock(mutex_);
+    // A cached block up to twice the request is reused; a larger one stays for larger calls.
+    if (auto it = free_blocks_.lower_bound(size); it != free_blocks_.end() && it->first <= 2 * size) {
+        const DeviceBlock block{it->second, it->first};
+        cached_bytes_ -= block.size;
+        free_blocks_.erase(it);
+        return block;
+    }
+    DeviceBlock block{nullptr, size};
+    if (plugin_.device_alloc(&block.data, size) == 0) return block;
+    trim_locked();
+    if (plugin_.device_alloc(&block.data, size) == 0) return block;
+    return {};
+}
+
+void DeviceMemoryPool::release(DeviceBlock block) {
+    std::lock_guard lock(mutex_);
+    free_blocks_.emplace(block.size, block.data);
+    cached_bytes_ += block.size;
+}
+
+void DeviceMemoryPool::trim() {
+    std::lock_guard lock(mutex_);
+    trim_locked();
+}
+
+void DeviceMemoryPool::trim_locked() {
+    for (auto& [size, block] : free_blocks_) plugin_.device_free(block);
+    free_blocks_.clear();
+    cached_bytes_ = 0;
+}
+
+std::size_t DeviceMemoryPool::cached_bytes() const {
+    std::lock_guard lock(mutex_);
+    return cached_bytes_;
+}
+
+}  // namespace gpushim::gpu

@@ -1,0 +1,67 @@
+// Device memory from a pool: freed blocks are kept for reuse, so a steady workload makes
+// no device allocation per call. When the device is full, cached blocks are returned to
+// it and the allocation is tried once more.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <mutex>
+
+#include "gpu/device_interface.h"
+
+namespace gpushim::gpu {
+
+struct DeviceBlock {
+    void* data = nullptr;
+    std::size_t size = 0;
+};
+
+class DeviceMemoryPool {
+public:
+    explicit DeviceMemoryPool(const gpushim_device_plugin& plugin) : plugin_(plugin) {}
+    DeviceMemoryPool(const DeviceMemoryPool&) = delete;
+    DeviceMemoryPool& operator=(const DeviceMemoryPool&) = delete;
+
+    // A block of at least `bytes`; its data is nullptr when the device cannot provide one.
+    DeviceBlock allocate(std::size_t bytes);
+    void release(DeviceBlock block);
+    // Frees every cached block on the device.
+    void trim();
+
+    std::size_t cached_bytes() const;
+
+    // Allocation sizes are rounded up so that blocks of similar calls can be reused.
+    static std::size_t rounded_size(std::size_t bytes);
+
+private:
+    void trim_locked();
+
+    const gpushim_device_plugin& plugin_;
+    mutable std::mutex mutex_;
+    std::multimap<std::size_t, void*> free_blocks_;  // by size
+    std::size_t cached_bytes_ = 0;
+};
+
+// A pool block owned for the duration of one call.
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    DeviceBuffer(DeviceMemoryPool& pool, std::size_t bytes)
+        : pool_(&pool), needed_(bytes > 0), block_(needed_ ? pool.allocate(bytes) : DeviceBlock{}) {}
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    ~DeviceBuffer() {
+        if (block_.data != nullptr) pool_->release(block_);
+    }
+
+    void* data() const { return block_.data; }
+    // Whether the buffer is usable: allocated, or not needed at all.
+    bool ok() const { return !needed_ || block_.data != nullptr; }
+
+private:
+    DeviceMemoryPool* pool_ = nullptr;
+    bool needed_ = false;
+    DeviceBlock block_;
+};
+
+}  // namespace gpushim::gpu
