@@ -1,0 +1,70 @@
+#include "dispatch/config.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+
+namespace gpushim {
+namespace {
+
+Config load(const std::map<std::string, std::string>& environment) {
+    return load_config([&](const char* name) -> const char* {
+        auto it = environment.find(name);
+        return it == environment.end() ? nullptr : it->second.c_str();
+    });
+}
+
+double threshold_of(const Config& config, Routine routine) {
+    return std::cbrt(config.threshold_cubed[static_cast<std::size_t>(routine)]);
+}
+
+TEST(Config, DefaultsDependOnPrecision) {
+    const Config config = load({});
+    EXPECT_FALSE(config.disabled);
+    EXPECT_EQ(config.backend, "cuda");
+    EXPECT_TRUE(config.report.empty());
+    EXPECT_NEAR(threshold_of(config, Routine::dgemm), default_threshold(Routine::dgemm), 1e-9);
+    EXPECT_NEAR(threshold_of(config, Routine::zherk), default_threshold(Routine::zherk), 1e-9);
+    EXPECT_LT(default_threshold(Routine::zgemm), default_threshold(Routine::dgemm));
+}
+
+TEST(Config, GlobalThresholdAndPerRoutineOverride) {
+    const Config config = load({{"GPUSHIM_THRESHOLD", "0"}, {"GPUSHIM_THRESHOLD_DTRSM", "64"}});
+    EXPECT_EQ(config.threshold_cubed[static_cast<std::size_t>(Routine::dgemm)], 0.0);
+    EXPECT_NEAR(threshold_of(config, Routine::dtrsm), 64.0, 1e-9);
+    EXPECT_EQ(config.threshold_cubed[static_cast<std::size_t>(Routine::strsm)], 0.0);
+}
+
+TEST(Config, InvalidValuesKeepDefaults) {
+    const Config config = load({{"GPUSHIM_THRESHOLD", "big"},
+                                {"GPUSHIM_THRESHOLD_SGEMM", "-3"},
+                                {"GPUSHIM_DISABLE", "maybe"}});
+    EXPECT_FALSE(config.disabled);
+    EXPECT_NEAR(threshold_of(config, Routine::sgemm), default_threshold(Routine::sgemm), 1e-9);
+    EXPECT_NEAR(threshold_of(config, Routine::dgemm), default_threshold(Routine::dgemm), 1e-9);
+}
+
+TEST(Config, SwitchesAndStrings) {
+    EXPECT_TRUE(load({{"GPUSHIM_DISABLE", "yes"}}).disabled);
+    EXPECT_FALSE(load({{"GPUSHIM_DISABLE", "0"}}).disabled);
+    EXPECT_EQ(load({{"GPUSHIM_REPORT", "0"}}).report, "");
+    EXPECT_EQ(load({{"GPUSHIM_REPORT", "/tmp/r_%p.json"}}).report, "/tmp/r_%p.json");
+    EXPECT_EQ(load({{"GPUSHIM_BACKEND", "hostsim"}}).backend, "hostsim");
+    EXPECT_EQ(load({{"GPUSHIM_BACKEND", ""}}).backend, "cuda");
+}
+
+TEST(Config, Parsers) {
+    EXPECT_EQ(parse_threshold("12.5"), 12.5);
+    EXPECT_EQ(parse_threshold("0"), 0.0);
+    EXPECT_FALSE(parse_threshold("").has_value());
+    EXPECT_FALSE(parse_threshold("12x").has_value());
+    EXPECT_FALSE(parse_threshold("inf").has_value());
+    EXPECT_EQ(parse_switch("ON"), true);
+    EXPECT_EQ(parse_switch("off"), false);
+    EXPECT_FALSE(parse_switch("2").has_value());
+}
+
+}  // namespace
+}  // namespace gpushim

@@ -1,0 +1,93 @@
+// The device memory pool, on the host-simulated device with a small capacity.
+#include "gpu/device_memory_pool.h"
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+namespace gpushim::gpu {
+namespace {
+
+void* resolve_nothing(const char*) { return nullptr; }
+void log_nothing(int, const char*) {}
+
+class DeviceMemoryPoolTest : public testing::Test {
+protected:
+    static constexpr std::size_t kCapacity = 8u << 20;
+
+    static void SetUpTestSuite() {
+        setenv("GPUSHIM_HOSTSIM_MEMORY", std::to_string(kCapacity).c_str(), 1);
+        void* handle = dlopen(GPUSHIM_HOSTSIM_PATH, RTLD_NOW | RTLD_LOCAL);
+        ASSERT_NE(handle, nullptr) << dlerror();
+        auto entry = reinterpret_cast<gpushim_device_plugin_entry>(dlsym(handle, GPUSHIM_DEVICE_PLUGIN_ENTRY));
+        plugin_ = entry();
+        static const gpushim_host_services services{resolve_nothing, log_nothing};
+        ASSERT_EQ(plugin_->init(&services), 0);
+    }
+
+    static std::size_t device_free() {
+        std::size_t free_bytes = 0, total = 0;
+        plugin_->memory_info(&free_bytes, &total);
+        return free_bytes;
+    }
+
+    static const gpushim_device_plugin* plugin_;
+};
+const gpushim_device_plugin* DeviceMemoryPoolTest::plugin_ = nullptr;
+
+TEST_F(DeviceMemoryPoolTest, ReleasedBlocksAreReused) {
+    DeviceMemoryPool pool(*plugin_);
+    const DeviceBlock first = pool.allocate(1000);
+    ASSERT_NE(first.data, nullptr);
+    EXPECT_GE(first.size, 1000u);
+    pool.release(first);
+    EXPECT_EQ(pool.cached_bytes(), first.size);
+    const std::size_t free_before = device_free();
+    const DeviceBlock second = pool.allocate(900);
+    EXPECT_EQ(second.data, first.data);
+    EXPECT_EQ(device_free(), free_before);  // no device allocation
+    pool.release(second);
+    pool.trim();
+    EXPECT_EQ(pool.cached_bytes(), 0u);
+    EXPECT_EQ(device_free(), kCapacity);
+}
+
+TEST_F(DeviceMemoryPoolTest, AMuchLargerCachedBlockIsNotUsedForASmallRequest) {
+    DeviceMemoryPool pool(*plugin_);
+    const DeviceBlock large = pool.allocate(4u << 20);
+    pool.release(large);
+    const DeviceBlock small = pool.allocate(100);
+    EXPECT_NE(small.data, large.data);
+    pool.release(small);
+    pool.trim();
+}
+
+TEST_F(DeviceMemoryPoolTest, CachedBlocksAreFreedWhenTheDeviceIsFull) {
+    DeviceMemoryPool pool(*plugin_);
+    const DeviceBlock cached = pool.allocate(3u << 20);
+    pool.release(cached);
+    const DeviceBlock big = pool.allocate(6u << 20);  // fits only once the cache is trimmed
+    ASSERT_NE(big.data, nullptr);
+    EXPECT_EQ(pool.cached_bytes(), 0u);
+    EXPECT_EQ(pool.allocate(6u << 20).data, nullptr);  // the device is really full
+    pool.release(big);
+    pool.trim();
+}
+
+TEST_F(DeviceMemoryPoolTest, BufferReportsWhetherItIsUsable) {
+    DeviceMemoryPool pool(*plugin_);
+    {
+        const DeviceBuffer none(pool, 0);
+        EXPECT_TRUE(none.ok());
+        EXPECT_EQ(none.data(), nullptr);
+        const DeviceBuffer too_big(pool, 64u << 20);
+        EXPECT_FALSE(too_big.ok());
+        const DeviceBuffer fits(pool, 1u << 20);
+        EXPECT_TRUE(fits.ok());
+    }
+    EXPECT_GT(pool.cached_bytes(), 0u);
+    pool.trim();
+}
+
+}  // namespace
+}  // namespace gpushim::gpu

@@ -1,0 +1,65 @@
+// The exported set of libgpushim.so is the routine table under every name scheme.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "shim/blas3_routines.h"
+#include "shim/name_schemes.h"
+
+namespace {
+
+#define GPUSHIM_STRING_OF(symbol) #symbol
+#define GPUSHIM_STRING(symbol) GPUSHIM_STRING_OF(symbol)
+#define GPUSHIM_NAMES_OF_ROUTINE(name, KIND, family, T, A, B, fp, fs, cp, cs, Int) \
+    GPUSHIM_STRING(fp##name##fs), GPUSHIM_STRING(cp##name##cs),
+#define GPUSHIM_NAMES_OF_SCHEME(fp, fs, cp, cs, Int) \
+    GPUSHIM_FOR_EACH_BLAS3_ROUTINE(GPUSHIM_NAMES_OF_ROUTINE, fp, fs, cp, cs, Int)
+
+const std::set<std::string> kExpectedNames{GPUSHIM_FOR_EACH_NAME_SCHEME(GPUSHIM_NAMES_OF_SCHEME)};
+
+TEST(Exports, TableGivesEightNamesForEachOfThirtyRoutines) {
+    EXPECT_EQ(kExpectedNames.size(), 240u);
+    for (const char* name : {"dgemm_", "cblas_dgemm", "dgemm_64_", "cblas_dgemm64_", "scipy_dgemm_64_",
+                             "scipy_cblas_dgemm64_", "scipy_dgemm_", "scipy_cblas_dgemm", "zher2k_",
+                             "scipy_cblas_ctrsm64_"}) {
+        EXPECT_TRUE(kExpectedNames.count(name)) << name;
+    }
+}
+
+TEST(Exports, EveryNameIsDefinedByTheShim) {
+    void* shim = dlopen(GPUSHIM_SHIM_PATH, RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(shim, nullptr) << dlerror();
+    for (const std::string& name : kExpectedNames) {
+        void* symbol = dlsym(shim, name.c_str());
+        ASSERT_NE(symbol, nullptr) << name;
+        Dl_info info{};
+        ASSERT_NE(dladdr(symbol, &info), 0);
+        EXPECT_NE(std::string(info.dli_fname).find("libgpushim.so"), std::string::npos) << name;
+    }
+    EXPECT_NE(dlsym(shim, "gpushim_version"), nullptr);
+    for (const char* hidden : {"dgemv_", "cblas_ddot", "_ZN7gpushim6configEv", "dgesv_"}) {
+        EXPECT_EQ(dlsym(shim, hidden), nullptr) << hidden;
+    }
+}
+
+TEST(Exports, VersionScriptListsExactlyTheTableAndTheCApi) {
+    std::ifstream file(GPUSHIM_EXPORTS_MAP_PATH);
+    ASSERT_TRUE(file.good());
+    std::stringstream text;
+    text << file.rdbuf();
+    std::set<std::string> listed;
+    std::string token;
+    for (std::istringstream words(text.str()); words >> token;) {
+        if (token.back() != ';' || token == "*;" || token.find('}') != std::string::npos) continue;
+        token.pop_back();
+        if (token == "gpushim_*") continue;
+        listed.insert(token);
+    }
+    EXPECT_EQ(listed, kExpectedNames);
+}
+
+}  // namespace

@@ -1,0 +1,58 @@
+// The plugin loader's failure paths: every one leaves the process on the CPU. Each case
+// runs in a child process, because a process loads its backend once.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <string>
+
+#include "gpu/backend.h"
+
+namespace gpushim::gpu {
+namespace {
+
+// Exit code 1 when a backend was loaded, 0 when the process stays on the CPU.
+void load_with(const char* backend) {
+    setenv("GPUSHIM_BACKEND", backend, 1);
+    setenv("GPUSHIM_LOG", "off", 1);
+    std::exit(gpushim::gpu::backend() != nullptr ? 1 : 0);
+}
+
+TEST(PluginLoader, PathFromSetting) {
+    EXPECT_EQ(plugin_path("cuda", "/opt/lib"), "/opt/lib/libgpushim_cuda.so");
+    EXPECT_EQ(plugin_path("/x/y/libplugin.so", "/opt/lib"), "/x/y/libplugin.so");
+    EXPECT_EQ(plugin_path("./libplugin.so", "/opt/lib"), "./libplugin.so");
+}
+
+TEST(PluginLoaderDeathTest, MissingFileStaysOnCpu) {
+    EXPECT_EXIT(load_with("/nonexistent/libgpushim_nothing.so"), testing::ExitedWithCode(0), "");
+}
+
+TEST(PluginLoaderDeathTest, LibraryThatIsNotAPluginStaysOnCpu) {
+    EXPECT_EXIT(load_with("libm.so.6"), testing::ExitedWithCode(0), "");
+}
+
+TEST(PluginLoaderDeathTest, CudaPluginWithoutAGpuStaysOnCpu) {
+    const std::string cuda_plugin = GPUSHIM_CUDA_PLUGIN_PATH;
+    if (cuda_plugin.empty()) GTEST_SKIP() << "the CUDA plugin is not built";
+    if (std::getenv("GPUSHIM_EXPECT_GPU") != nullptr) GTEST_SKIP() << "a GPU is present";
+    EXPECT_EXIT(load_with(cuda_plugin.c_str()), testing::ExitedWithCode(0), "");
+}
+
+TEST(PluginLoaderDeathTest, HostsimLoads) {
+    EXPECT_EXIT(load_with(GPUSHIM_HOSTSIM_PATH), testing::ExitedWithCode(1), "");
+}
+
+TEST(PluginLoaderDeathTest, UnavailableBackendIsReportedOnceAsAWarning) {
+    EXPECT_EXIT(
+        {
+            setenv("GPUSHIM_BACKEND", "/nonexistent/libgpushim_nothing.so", 1);
+            setenv("GPUSHIM_LOG", "warn", 1);
+            backend();
+            backend();
+            std::exit(0);
+        },
+        testing::ExitedWithCode(0), "^gpushim: warning: GPU backend unavailable, running on the CPU: none \\(.*\\)\n$");
+}
+
+}  // namespace
+}  // namespace gpushim::gpu

@@ -1,0 +1,60 @@
+#include "fallback/symbol_resolver.h"
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace gpushim::fallback {
+namespace {
+
+constexpr const char* kOpenBlas = "libopenblas.so.0";
+constexpr const char* kReferenceBlas = "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3";
+
+std::string library_of(void* symbol) {
+    Dl_info info{};
+    if (symbol == nullptr || dladdr(symbol, &info) == 0) return "";
+    return info.dli_fname;
+}
+
+TEST(SymbolResolver, OverrideNamesTheOnlyLibraryConsulted) {
+    void* found = find_cpu_symbol("dgemm_", kReferenceBlas);
+    ASSERT_NE(found, nullptr);
+    EXPECT_NE(library_of(found).find("blas/libblas.so"), std::string::npos) << library_of(found);
+    EXPECT_EQ(find_cpu_symbol("no_such_symbol_", kReferenceBlas), nullptr);
+    EXPECT_EQ(find_cpu_symbol("dgemm_", "/nonexistent/libblas.so"), nullptr);
+}
+
+TEST(SymbolResolver, FindsALoadedLibraryOpenedLocally) {
+    // As NumPy's extension modules do: the library is loaded, but not in the global scope.
+    void* handle = dlopen(kOpenBlas, RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(handle, nullptr);
+    void* found = find_cpu_symbol("cblas_dgemm", "");
+    EXPECT_EQ(found, dlsym(handle, "cblas_dgemm"));
+}
+
+// In this test program the resolver is linked into the executable, which plays the shim.
+TEST(SymbolResolver, KnowsWhatIsInsideTheShim) {
+    EXPECT_TRUE(is_inside_shim(reinterpret_cast<const void*>(&library_of)));
+    void* handle = dlopen(kOpenBlas, RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(handle, nullptr);
+    EXPECT_FALSE(is_inside_shim(dlsym(handle, "dgemm_")));
+}
+
+TEST(SymbolResolver, UnknownSymbolIsNotFound) {
+    EXPECT_EQ(find_cpu_symbol("gpushim_no_such_routine_", ""), nullptr);
+}
+
+TEST(SymbolResolver, DefaultLibrariesFollowTheNameScheme) {
+    EXPECT_EQ(default_libraries("dgemm_").front(), "libopenblas.so.0");
+    EXPECT_EQ(default_libraries("cblas_dgemm64_").front(), "libopenblas64.so.0");
+    EXPECT_TRUE(default_libraries("scipy_dgemm_64_").empty());
+}
+
+TEST(SymbolResolverDeathTest, NothingFoundStopsWithAMessage) {
+    EXPECT_DEATH(resolve_cpu_blas_symbol("gpushim_no_such_routine_"),
+                 "no CPU BLAS in this process defines gpushim_no_such_routine_; set GPUSHIM_CPU_BLAS");
+}
+
+}  // namespace
+}  // namespace gpushim::fallback
