@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include <unistd.h>
+
 #include "dispatch/log.h"
 
 namespace gpushim {
@@ -33,7 +35,37 @@ void warn_invalid(const char* variable, const char* value, const char* accepted)
                value, accepted);
 }
 
+bool starts_with(std::string_view text, std::string_view prefix) {
+    return text.substr(0, prefix.size()) == prefix;
+}
+
+bool is_known_variable(std::string_view name) {
+    for (std::string_view known : {"GPUSHIM_DISABLE", "GPUSHIM_THRESHOLD", "GPUSHIM_BACKEND", "GPUSHIM_REPORT",
+                                   "GPUSHIM_LOG", "GPUSHIM_LOG_FILE", "GPUSHIM_CPU_BLAS"}) {
+        if (name == known) return true;
+    }
+    for (std::string_view plugin_prefix : {"GPUSHIM_HOSTSIM_", "GPUSHIM_CUDA_"}) {
+        if (starts_with(name, plugin_prefix)) return true;
+    }
+    constexpr std::string_view kThresholdPrefix = "GPUSHIM_THRESHOLD_";
+    if (!starts_with(name, kThresholdPrefix)) return false;
+    for (std::string_view routine : kRoutineNames) {
+        if (name.substr(kThresholdPrefix.size()) == upper(routine)) return true;
+    }
+    return false;
+}
+
 }  // namespace
+
+std::vector<std::string> unknown_variables(char* const* variables) {
+    std::vector<std::string> unknown;
+    for (; variables != nullptr && *variables != nullptr; ++variables) {
+        const std::string_view entry(*variables);
+        const std::string_view name = entry.substr(0, entry.find('='));
+        if (starts_with(name, "GPUSHIM_") && !is_known_variable(name)) unknown.emplace_back(name);
+    }
+    return unknown;
+}
 
 std::optional<bool> parse_switch(std::string_view text) {
     const std::string value = upper(text);
@@ -99,7 +131,13 @@ Config load_config(const EnvironmentLookup& lookup) {
 }
 
 const Config& config() {
-    static const Config instance = load_config([](const char* name) { return std::getenv(name); });
+    static const Config instance = [] {
+        for (const std::string& name : unknown_variables(environ)) {
+            log::write(log::Level::warn, "%s is not a gpushim setting (see the table in README.md); ignored",
+                       name.c_str());
+        }
+        return load_config([](const char* name) { return std::getenv(name); });
+    }();
     return instance;
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "dispatch/routines.h"
 
@@ -27,6 +28,10 @@ Config load_config(const EnvironmentLookup& lookup);
 
 // The process's settings (parsed from the real environment on first use).
 const Config& config();
+
+// Names among `variables` ("NAME=value") that start with GPUSHIM_ but are no setting of
+// the library or of a plugin (GPUSHIM_<PLUGIN>_*): most likely typing mistakes.
+std::vector<std::string> unknown_variables(char* const* variables);
 
 std::optional<bool> parse_switch(std::string_view text);
 std::optional<double> parse_threshold(std::string_view text);

@@ -55,6 +55,16 @@ TEST(Config, SwitchesAndStrings) {
     EXPECT_EQ(load({{"GPUSHIM_BACKEND", ""}}).backend, "cuda");
 }
 
+TEST(Config, UnknownVariablesAreNamed) {
+    char known[] = "GPUSHIM_THRESHOLD_ZHER2K=5";
+    char typo[] = "GPUSHIM_TRESHOLD=0";
+    char plugin[] = "GPUSHIM_HOSTSIM_MEMORY=100";
+    char not_routine[] = "GPUSHIM_THRESHOLD_DGEMV=5";
+    char other[] = "PATH=/bin";
+    char* variables[] = {known, typo, plugin, not_routine, other, nullptr};
+    EXPECT_EQ(unknown_variables(variables), (std::vector<std::string>{"GPUSHIM_TRESHOLD", "GPUSHIM_THRESHOLD_DGEMV"}));
+}
+
 TEST(Config, Parsers) {
     EXPECT_EQ(parse_threshold("12.5"), 12.5);
     EXPECT_EQ(parse_threshold("0"), 0.0);
