@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
 
 #include "dispatch/config.h"
 #include "dispatch/log.h"
@@ -35,8 +34,6 @@ bool ends_with(const std::string& text, std::string_view suffix) {
 
 // A forked child starts its own report: it inherits the parent's handler and counters.
 std::atomic<bool> recorded_in_this_process{false};
-
-void reset_counters_in_child();
 
 void write_report_at_exit() {
     if (!recorded_in_this_process.load()) return;
@@ -103,11 +100,11 @@ bool statistics_enabled() {
 }
 
 void record_call(const CallRecord& record) {
-    static std::once_flag report_registered;
-    std::call_once(report_registered, [] {
+    [[maybe_unused]] static const bool report_registered = [] {
         std::atexit(write_report_at_exit);
         pthread_atfork(nullptr, nullptr, reset_counters_in_child);
-    });
+        return true;
+    }();
     recorded_in_this_process.store(true, std::memory_order_relaxed);
     Counters& c = counters()[static_cast<std::size_t>(record.routine)];
     if (record.placement == Placement::gpu) {

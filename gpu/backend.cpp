@@ -4,7 +4,6 @@
 #include <pthread.h>
 
 #include <atomic>
-#include <mutex>
 
 #include "dispatch/config.h"
 #include "dispatch/log.h"
@@ -72,16 +71,16 @@ LoadedBackend load() {
 std::atomic<const LoadedBackend*> loaded_backend{nullptr};
 
 const LoadedBackend& loaded() {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        const auto* instance = new LoadedBackend(load());
-        if (instance->plugin == nullptr) {
+    static const LoadedBackend* const instance = [] {
+        const auto* result = new LoadedBackend(load());
+        if (result->plugin == nullptr) {
             log::write(log::Level::warn, "GPU backend unavailable, running on the CPU: %s",
-                       instance->summary.c_str());
+                       result->summary.c_str());
         }
-        loaded_backend.store(instance);
-    });
-    return *loaded_backend.load();
+        loaded_backend.store(result);
+        return result;
+    }();
+    return *instance;
 }
 
 }  // namespace
@@ -93,10 +92,10 @@ std::string plugin_path(std::string_view setting, std::string_view shim_director
 
 const gpushim_device_plugin* backend() {
     if (forked_after_use.load(std::memory_order_relaxed)) {
-        static std::once_flag told;
-        std::call_once(told, [] {
+        static std::atomic<bool> told{false};
+        if (!told.exchange(true)) {
             log::write(log::Level::info, "forked after the parent used the GPU: running on the CPU");
-        });
+        }
         return nullptr;
     }
     return loaded().plugin;
