@@ -68,10 +68,14 @@ bool is_inside_shim(const void* address) {
     return dladdr(address, &info) != 0 && info.dli_fbase == shim_base();
 }
 
-std::vector<std::string> default_libraries(const std::string& symbol) {
+std::vector<DefaultLocation> default_locations(const std::string& symbol) {
     if (starts_with(symbol, "scipy_")) return {};  // only ever found inside a loaded wheel
-    if (ends_with(symbol, "64_")) return {"libopenblas64.so.0", "libopenblas64_.so.0"};
-    return {"libopenblas.so.0", "libblas.so.3"};
+    // dgemm_64_ is dgemm_ of an ILP64 library, cblas_dgemm64_ its cblas_dgemm.
+    if (ends_with(symbol, "64_")) {
+        return {{"libopenblas64_.so.0", symbol},
+                {"libopenblas64.so.0", symbol.substr(0, symbol.size() - 3)}};
+    }
+    return {{"libopenblas.so.0", symbol}, {"libblas.so.3", symbol}};
 }
 
 void* find_cpu_symbol(const char* symbol, const std::string& override_path) {
@@ -81,8 +85,8 @@ void* find_cpu_symbol(const char* symbol, const std::string& override_path) {
     dl_iterate_phdr(search_loaded_object, &search);
     if (search.found != nullptr) return search.found;
     if (void* in_main_program = usable(dlsym(RTLD_DEFAULT, symbol))) return in_main_program;
-    for (const std::string& library : default_libraries(symbol)) {
-        if (void* found = lookup_in_library(library, symbol)) return found;
+    for (const DefaultLocation& location : default_locations(symbol)) {
+        if (void* found = lookup_in_library(location.library, location.symbol.c_str())) return found;
     }
     return nullptr;
 }

@@ -17,8 +17,15 @@ void* find_cpu_symbol(const char* symbol, const std::string& override_path);
 // is worse than a clear stop).
 void* resolve_cpu_blas_symbol(const char* symbol);
 
-// The libraries tried last for a symbol, by its name scheme.
-std::vector<std::string> default_libraries(const std::string& symbol);
+struct DefaultLocation {
+    std::string library;
+    std::string symbol;  // the name the library uses for the routine
+};
+
+// Where a symbol is looked for last, by its name scheme. Debian's ILP64 OpenBLAS
+// (libopenblas64.so.0) defines the 64-bit interface under the plain names, so a 64_ name
+// also maps to its plain twin there.
+std::vector<DefaultLocation> default_locations(const std::string& symbol);
 
 // Whether `address` lies inside the shim itself.
 bool is_inside_shim(const void* address);

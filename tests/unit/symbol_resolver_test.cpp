@@ -45,10 +45,24 @@ TEST(SymbolResolver, UnknownSymbolIsNotFound) {
     EXPECT_EQ(find_cpu_symbol("gpushim_no_such_routine_", ""), nullptr);
 }
 
-TEST(SymbolResolver, DefaultLibrariesFollowTheNameScheme) {
-    EXPECT_EQ(default_libraries("dgemm_").front(), "libopenblas.so.0");
-    EXPECT_EQ(default_libraries("cblas_dgemm64_").front(), "libopenblas64.so.0");
-    EXPECT_TRUE(default_libraries("scipy_dgemm_64_").empty());
+TEST(SymbolResolver, DefaultLocationsFollowTheNameScheme) {
+    EXPECT_EQ(default_locations("dgemm_").front().library, "libopenblas.so.0");
+    EXPECT_EQ(default_locations("dgemm_").front().symbol, "dgemm_");
+    const auto fortran64 = default_locations("dgemm_64_");
+    ASSERT_EQ(fortran64.size(), 2u);
+    EXPECT_EQ(fortran64[0].symbol, "dgemm_64_");
+    EXPECT_EQ(fortran64[1].library, "libopenblas64.so.0");
+    EXPECT_EQ(fortran64[1].symbol, "dgemm_");
+    EXPECT_EQ(default_locations("cblas_zherk64_")[1].symbol, "cblas_zherk");
+    EXPECT_TRUE(default_locations("scipy_dgemm_64_").empty());
+}
+
+TEST(SymbolResolver, SuffixedNamesFindDebiansIlp64OpenBlas) {
+    if (dlopen("libopenblas64.so.0", RTLD_NOW | RTLD_LOCAL) == nullptr) {
+        GTEST_SKIP() << "libopenblas64-0 is not installed";
+    }
+    EXPECT_NE(find_cpu_symbol("dgemm_64_", ""), nullptr);
+    EXPECT_NE(find_cpu_symbol("cblas_dgemm64_", ""), nullptr);
 }
 
 TEST(SymbolResolverDeathTest, NothingFoundStopsWithAMessage) {
