@@ -1,9 +1,11 @@
 #include "dispatch/config.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <thread>
 
 #include <unistd.h>
 
@@ -41,7 +43,8 @@ bool starts_with(std::string_view text, std::string_view prefix) {
 
 bool is_known_variable(std::string_view name) {
     for (std::string_view known : {"GPUSHIM_DISABLE", "GPUSHIM_THRESHOLD", "GPUSHIM_BACKEND", "GPUSHIM_REPORT",
-                                   "GPUSHIM_LOG", "GPUSHIM_LOG_FILE", "GPUSHIM_CPU_BLAS"}) {
+                                   "GPUSHIM_LOG", "GPUSHIM_LOG_FILE", "GPUSHIM_CPU_BLAS",
+                                   "GPUSHIM_COPY_THREADS", "GPUSHIM_PANEL_BYTES"}) {
         if (name == known) return true;
     }
     for (std::string_view plugin_prefix : {"GPUSHIM_HOSTSIM_", "GPUSHIM_CUDA_"}) {
@@ -86,6 +89,14 @@ std::optional<double> parse_threshold(std::string_view text) {
     return value;
 }
 
+std::optional<uint64_t> parse_count(std::string_view text, uint64_t min, uint64_t max) {
+    uint64_t value = 0;
+    const char* end = text.data() + text.size();
+    auto [stop, error] = std::from_chars(text.data(), end, value);
+    if (error != std::errc{} || stop != end || value < min || value > max) return std::nullopt;
+    return value;
+}
+
 double default_threshold(Routine routine) {
     const char precision = routine_name(routine).front();
     return (precision == 'c' || precision == 'z') ? kComplexThreshold : kRealThreshold;
@@ -127,6 +138,23 @@ Config load_config(const EnvironmentLookup& lookup) {
         if (parse_switch(value) != std::optional<bool>(false)) config.report = value;
     }
     if (const char* value = lookup("GPUSHIM_CPU_BLAS")) config.cpu_blas = value;
+
+    // Half the hardware threads, at most 8: enough to outrun PCIe, leaving the rest alone.
+    config.copy_threads = std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
+    if (const char* value = lookup("GPUSHIM_COPY_THREADS")) {
+        if (auto parsed = parse_count(value, 1, 64)) {
+            config.copy_threads = static_cast<unsigned>(*parsed);
+        } else {
+            warn_invalid("GPUSHIM_COPY_THREADS", value, "an integer from 1 to 64");
+        }
+    }
+    if (const char* value = lookup("GPUSHIM_PANEL_BYTES")) {
+        if (auto parsed = parse_count(value, 1, uint64_t{1} << 40)) {
+            config.panel_bytes = static_cast<std::size_t>(*parsed);
+        } else {
+            warn_invalid("GPUSHIM_PANEL_BYTES", value, "a number of bytes from 1 to 2^40");
+        }
+    }
     return config;
 }
 

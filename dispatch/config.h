@@ -2,6 +2,8 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -19,6 +21,11 @@ struct Config {
     std::string backend = "cuda";
     std::string report;  // empty: no report; "1": table on stderr; else a file path
     std::string cpu_blas;
+    // Host threads that pack operands into pinned staging and unpack results.
+    unsigned copy_threads = 1;
+    // Output bytes per panel: large calls are split into panels whose transfers overlap
+    // the computation of their neighbours.
+    std::size_t panel_bytes = std::size_t{64} << 20;
 };
 
 using EnvironmentLookup = std::function<const char*(const char*)>;
@@ -34,6 +41,7 @@ const Config& config();
 std::vector<std::string> unknown_variables(char* const* variables);
 
 std::optional<bool> parse_switch(std::string_view text);
+std::optional<uint64_t> parse_count(std::string_view text, uint64_t min, uint64_t max);
 std::optional<double> parse_threshold(std::string_view text);
 
 // The default effective-dimension threshold of a routine.

@@ -11,15 +11,16 @@ bool worth_offloading(const Blas3Op& op, Routine routine) {
     return multiply_adds(op) >= settings.threshold_cubed[static_cast<std::size_t>(routine)];
 }
 
-bool run_on_gpu(const Blas3Op& op, Routine routine, bool& fell_back) {
+bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell_back) {
     const auto start = std::chrono::steady_clock::now();
     gpu::Transfers transfers;
-    const gpu::Outcome outcome = gpu::execute_blas3(op, transfers);
+    const gpu::Outcome outcome = gpu::execute_blas3(op, cpu_part, transfers);
     fell_back = outcome == gpu::Outcome::failed;
-    if (outcome != gpu::Outcome::completed) return false;
+    if (outcome == gpu::Outcome::failed || outcome == gpu::Outcome::unavailable) return false;
     if (statistics_enabled()) {
         const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-        record_call({routine, Placement::gpu, elapsed.count(), flop_count(op), transfers.bytes_to_device,
+        const Placement placement = outcome == gpu::Outcome::completed ? Placement::gpu : Placement::fallback;
+        record_call({routine, placement, elapsed.count(), flop_count(op), transfers.bytes_to_device,
                      transfers.bytes_to_host});
     }
     return true;

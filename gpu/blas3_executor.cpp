@@ -4,23 +4,28 @@
 #include <atomic>
 #include <cstring>
 
+#include "dispatch/config.h"
 #include "dispatch/log.h"
 #include "gpu/backend.h"
+#include "gpu/blas3_panels.h"
 #include "gpu/device_memory_pool.h"
+#include "gpu/host_copy_pool.h"
 #include "gpu/queue_context.h"
 
 namespace gpushim::gpu {
 namespace {
 
-// Larger results would need a pinned result buffer beyond what is reasonable to hold
-// per thread; such calls stay on the CPU until the executor tiles them.
-constexpr std::size_t kMaxResultBytes = std::size_t{4} << 30;
+// A one-panel result (the rank-k/2k updates) is staged whole in pinned memory; beyond this
+// such calls stay on the CPU.
+constexpr std::size_t kMaxWholeResultBytes = std::size_t{4} << 30;
+constexpr std::size_t kCopyPiece = std::size_t{1} << 20;
 
 DeviceMemoryPool& device_pool(const gpushim_device_plugin& plugin) {
     static auto* pool = new DeviceMemoryPool(plugin);  // never destroyed, like the device
     return *pool;
 }
 
+// A column-major host matrix.
 struct Matrix {
     const std::byte* host;
     int64_t ld;
@@ -34,59 +39,70 @@ struct Matrix {
     }
 };
 
-class DeviceRun {
+Matrix operand(const Blas3Op& op, Operand which) {
+    const void* pointer = which == Operand::a ? op.a : which == Operand::b ? op.b : op.c;
+    const int64_t ld = which == Operand::a ? op.lda : which == Operand::b ? op.ldb : op.ldc;
+    return {static_cast<const std::byte*>(pointer), ld, operand_extent(op, which), element_size(op.precision)};
+}
+
+// Transfers of one call, on the calling thread's context.
+class Staging {
 public:
-    DeviceRun(const gpushim_device_plugin& plugin, QueueContext& context, Transfers& transfers)
+    Staging(const gpushim_device_plugin& plugin, QueueContext& context, Transfers& transfers)
         : plugin_(plugin), context_(context), transfers_(transfers) {}
 
-    // Copies a host matrix to packed device memory (leading dimension = rows), through the
-    // two pinned chunk buffers so that packing one chunk overlaps the copy of the other.
-    int upload(void* device, const Matrix& m) {
+    // Copies a host matrix to packed device memory (leading dimension = rows) on queue q,
+    // through the two pinned chunk buffers: packing one chunk overlaps the copy of the other.
+    int upload(void* device, const Matrix& m, int q) {
         const std::size_t column_bytes = m.column_bytes();
         if (column_bytes == 0 || m.extent.cols == 0) return 0;
         auto* target = static_cast<std::byte*>(device);
         if (column_bytes <= QueueContext::kChunkBytes) {
-            const int64_t columns_per_chunk = static_cast<int64_t>(QueueContext::kChunkBytes / column_bytes);
-            for (int64_t first = 0; first < m.extent.cols; first += columns_per_chunk) {
-                const int64_t count = std::min(columns_per_chunk, m.extent.cols - first);
+            const auto per_chunk = static_cast<int64_t>(QueueContext::kChunkBytes / column_bytes);
+            for (int64_t first = 0; first < m.extent.cols; first += per_chunk) {
+                const int64_t count = std::min(per_chunk, m.extent.cols - first);
+                const std::size_t bytes = static_cast<std::size_t>(count) * column_bytes;
                 std::byte* staging = nullptr;
                 if (int status = next_chunk(staging); status != 0) return status;
-                for (int64_t j = 0; j < count; ++j) {
-                    std::memcpy(staging + static_cast<std::size_t>(j) * column_bytes, m.column(first + j), column_bytes);
-                }
-                if (int status = send_chunk(target + static_cast<std::size_t>(first) * column_bytes, column_bytes,
-                                            staging, column_bytes, static_cast<std::size_t>(count));
-                    status != 0) {
-                    return status;
-                }
+                parallel_copy(static_cast<std::size_t>(count), bytes, [&](std::size_t j) {
+                    std::memcpy(staging + j * column_bytes, m.column(first + static_cast<int64_t>(j)), column_bytes);
+                });
+                const std::size_t offset = static_cast<std::size_t>(first) * column_bytes;
+                if (int status = send_chunk(target + offset, staging, bytes, q); status != 0) return status;
             }
             return 0;
         }
         for (int64_t j = 0; j < m.extent.cols; ++j) {
             for (std::size_t offset = 0; offset < column_bytes; offset += QueueContext::kChunkBytes) {
-                const std::size_t piece = std::min(QueueContext::kChunkBytes, column_bytes - offset);
+                const std::size_t bytes = std::min(QueueContext::kChunkBytes, column_bytes - offset);
                 std::byte* staging = nullptr;
                 if (int status = next_chunk(staging); status != 0) return status;
-                std::memcpy(staging, m.column(j) + offset, piece);
-                if (int status = send_chunk(target + static_cast<std::size_t>(j) * column_bytes + offset, piece,
-                                            staging, piece, 1);
-                    status != 0) {
-                    return status;
-                }
+                const std::byte* source = m.column(j) + offset;
+                parallel_copy((bytes + kCopyPiece - 1) / kCopyPiece, bytes, [&](std::size_t piece) {
+                    const std::size_t start = piece * kCopyPiece;
+                    std::memcpy(staging + start, source + start, std::min(kCopyPiece, bytes - start));
+                });
+                const std::size_t device_offset = static_cast<std::size_t>(j) * column_bytes + offset;
+                if (int status = send_chunk(target + device_offset, staging, bytes, q); status != 0) return status;
             }
         }
         return 0;
     }
 
-    // Copies packed device memory into the context's pinned result buffer.
-    int download(const void* device, std::size_t bytes) {
+    // Copies packed device memory into the pinned result buffer of queue q.
+    int download(const void* device, std::size_t bytes, int q) {
         transfers_.bytes_to_host += bytes;
-        return plugin_.copy_to_host_2d(context_.result, bytes, device, bytes, bytes, 1, context_.queue);
+        return plugin_.copy_to_host_2d(context_.result[q], bytes, device, bytes, bytes, 1, context_.queue[q]);
     }
 
-    int finish() {
+    // Waits for everything enqueued; the chunk buffers are free afterwards.
+    int synchronize_all() {
+        int status = 0;
+        for (gpushim_queue queue : context_.queue) {
+            if (int s = plugin_.queue_synchronize(queue); s != 0 && status == 0) status = s;
+        }
         for (bool& pending : context_.chunk_pending) pending = false;
-        return plugin_.queue_synchronize(context_.queue);
+        return status;
     }
 
 private:
@@ -102,16 +118,14 @@ private:
         return 0;
     }
 
-    int send_chunk(std::byte* device, std::size_t device_pitch, const std::byte* staging, std::size_t width,
-                   std::size_t rows) {
-        transfers_.bytes_to_device += width * rows;
-        if (int status = plugin_.copy_to_device_2d(device, device_pitch, staging, width, width, rows,
-                                                   context_.queue);
+    int send_chunk(std::byte* device, const std::byte* staging, std::size_t bytes, int q) {
+        transfers_.bytes_to_device += bytes;
+        if (int status = plugin_.copy_to_device_2d(device, bytes, staging, bytes, bytes, 1, context_.queue[q]);
             status != 0) {
             return status;
         }
         context_.chunk_pending[current_] = true;
-        return plugin_.event_record(context_.chunk_done[current_], context_.queue);
+        return plugin_.event_record(context_.chunk_done[current_], context_.queue[q]);
     }
 
     const gpushim_device_plugin& plugin_;
@@ -121,11 +135,13 @@ private:
     int current_ = 0;
 };
 
-// Writes the packed result into the caller's matrix: all of it, or one triangle.
+// Writes a packed result into the caller's matrix: all of it, or the triangle the routine
+// updates.
 void deliver(const Blas3Op& op, const std::byte* packed, const Matrix& out) {
     const std::size_t column_bytes = out.column_bytes();
     auto* host = const_cast<std::byte*>(out.host);
-    for (int64_t j = 0; j < out.extent.cols; ++j) {
+    parallel_copy(static_cast<std::size_t>(out.extent.cols), out.bytes(), [&](std::size_t column) {
+        const auto j = static_cast<int64_t>(column);
         int64_t first = 0;
         int64_t last = out.extent.rows;
         if (writes_triangle_only(op)) {
@@ -138,83 +154,120 @@ void deliver(const Blas3Op& op, const std::byte* packed, const Matrix& out) {
         const std::size_t offset = static_cast<std::size_t>(first) * out.element;
         const std::size_t length = static_cast<std::size_t>(last - first) * out.element;
         std::memcpy(host + static_cast<std::size_t>(j) * static_cast<std::size_t>(out.ld) * out.element + offset,
-                    packed + static_cast<std::size_t>(j) * column_bytes + offset, length);
-    }
+                    packed + column * column_bytes + offset, length);
+    });
 }
 
 void report_failure(const gpushim_device_plugin& plugin, const char* step, int status) {
     static std::atomic<bool> reported{false};
     const auto level = reported.exchange(true) ? log::Level::debug : log::Level::warn;
-    log::write(level, "device %s failed (%s); recomputing on the CPU", step, plugin.describe_error(status));
+    log::write(level, "device %s failed (%s); computing on the CPU", step, plugin.describe_error(status));
 }
 
 }  // namespace
 
-Outcome execute_blas3(const Blas3Op& op, Transfers& transfers) {
+Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
     const gpushim_device_plugin* plugin = backend();
     if (plugin == nullptr) return Outcome::unavailable;
 
-    const std::size_t element = element_size(op.precision);
-    const Matrix a{static_cast<const std::byte*>(op.a), op.lda, operand_extent(op, Operand::a), element};
-    const Matrix b{static_cast<const std::byte*>(op.b), op.ldb, operand_extent(op, Operand::b), element};
-    const Matrix c{static_cast<const std::byte*>(op.c), op.ldc, operand_extent(op, Operand::c), element};
-    const Operand output_kind = output_operand(op);
-    const Matrix& out = output_kind == Operand::b ? b : c;
-    if (out.bytes() > kMaxResultBytes) return Outcome::unavailable;
+    const PanelAxis axis = panel_axis(op);
+    const int64_t span = panel_span(op, axis);
+    const int64_t width = panel_width(op, axis, config().panel_bytes);
+    const int64_t panels = (span + width - 1) / width;
+    const int queues = panels > 1 ? QueueContext::kQueues : 1;
+    const auto panel_at = [&](int64_t p) { return panel_op(op, axis, p * width, std::min(width, span - p * width)); };
+
+    // The widest panel sizes the per-queue buffers.
+    const Blas3Op widest = panel_at(0);
+    const Operand output = output_operand(op);
+    const bool uses_b = operand_extent(op, Operand::b).cols > 0;
+    const bool uploads_c = output == Operand::c && reads_output(op);
+    const std::size_t output_bytes = operand(widest, output).bytes();
+    if (axis == PanelAxis::whole && output_bytes > kMaxWholeResultBytes) return Outcome::unavailable;
 
     QueueContext* context = thread_queue_context(*plugin);
     if (context == nullptr) {
         report_failure(*plugin, "queue creation", -1);
         return Outcome::failed;
     }
-    if (!context->reserve_result(*plugin, out.bytes())) {
-        report_failure(*plugin, "pinned allocation", -1);
-        return Outcome::failed;
+    for (int q = 0; q < queues; ++q) {
+        if (!context->reserve_result(*plugin, q, output_bytes)) {
+            report_failure(*plugin, "pinned allocation", -1);
+            return Outcome::failed;
+        }
     }
 
     DeviceMemoryPool& pool = device_pool(*plugin);
+    const Matrix a = operand(op, Operand::a);
     const DeviceBuffer device_a(pool, a.bytes());
-    const DeviceBuffer device_b(pool, b.bytes());
-    const DeviceBuffer device_c(pool, c.bytes());
-    if (!device_a.ok() || !device_b.ok() || !device_c.ok()) {
+    const std::size_t b_bytes = uses_b ? operand(widest, Operand::b).bytes() : 0;
+    const std::size_t c_bytes = output == Operand::c ? operand(widest, Operand::c).bytes() : 0;
+    const DeviceBuffer device_b[2] = {{pool, b_bytes}, {pool, queues > 1 ? b_bytes : 0}};
+    const DeviceBuffer device_c[2] = {{pool, c_bytes}, {pool, queues > 1 ? c_bytes : 0}};
+    if (!device_a.ok() || !device_b[0].ok() || !device_b[1].ok() || !device_c[0].ok() || !device_c[1].ok()) {
         log::write(log::Level::info, "%.1f MB does not fit in device memory; computing on the CPU",
-                   static_cast<double>(a.bytes() + b.bytes() + c.bytes()) * 1e-6);
+                   static_cast<double>(a.bytes() + queues * (b_bytes + c_bytes)) * 1e-6);
         return Outcome::unavailable;
     }
 
-    DeviceRun run(*plugin, *context, transfers);
-    Blas3Op device_op = op;
-    device_op.a = device_a.data();
-    device_op.lda = std::max<int64_t>(1, a.extent.rows);
-    device_op.b = device_b.data();
-    device_op.ldb = std::max<int64_t>(1, b.extent.rows);
-    device_op.c = device_c.data();
-    device_op.ldc = std::max<int64_t>(1, c.extent.rows);
-    const void* device_out = output_kind == Operand::b ? device_b.data() : device_c.data();
+    Staging staging(*plugin, *context, transfers);
+    int64_t delivered = 0;  // panels [0, delivered) are in the caller's memory
+    const auto deliver_panel = [&](int64_t p) {
+        const Blas3Op panel = panel_at(p);
+        deliver(panel, static_cast<const std::byte*>(context->result[p % queues]), operand(panel, output));
+        delivered = p + 1;
+    };
 
     const char* step = "upload";
-    int status = run.upload(device_a.data(), a);
-    if (status == 0) status = run.upload(device_b.data(), b);
-    if (status == 0 && reads_output(op) && output_kind == Operand::c) status = run.upload(device_c.data(), c);
-    if (status == 0) {
+    int status = staging.upload(device_a.data(), a, 0);
+    if (status == 0 && queues > 1) status = plugin->event_record(context->shared_ready, context->queue[0]);
+    for (int64_t p = 0; status == 0 && p < panels; ++p) {
+        const int q = static_cast<int>(p % queues);
+        if (p >= queues) {  // queue q still holds panel p - queues: deliver it first
+            step = "synchronisation";
+            if ((status = plugin->event_synchronize(context->panel_done[q])) != 0) break;
+            deliver_panel(p - queues);
+        }
+        if (p == 1 && (status = plugin->event_synchronize(context->shared_ready)) != 0) break;
+        const Blas3Op panel = panel_at(p);
+        step = "upload";
+        if (uses_b && (status = staging.upload(device_b[q].data(), operand(panel, Operand::b), q)) != 0) break;
+        if (uploads_c && (status = staging.upload(device_c[q].data(), operand(panel, Operand::c), q)) != 0) break;
+        Blas3Op device_op = panel;
+        device_op.a = device_a.data();
+        device_op.lda = std::max<int64_t>(1, a.extent.rows);
+        device_op.b = device_b[q].data();
+        device_op.ldb = std::max<int64_t>(1, operand_extent(panel, Operand::b).rows);
+        device_op.c = device_c[q].data();
+        device_op.ldc = std::max<int64_t>(1, operand_extent(panel, Operand::c).rows);
         step = "BLAS operation";
-        status = plugin->blas3(&device_op, context->queue);
+        if ((status = plugin->blas3(&device_op, context->queue[q])) != 0) break;
+        step = "download";
+        const void* device_out = output == Operand::b ? device_b[q].data() : device_c[q].data();
+        if ((status = staging.download(device_out, operand(panel, output).bytes(), q)) != 0) break;
+        if ((status = plugin->event_record(context->panel_done[q], context->queue[q])) != 0) break;
     }
     if (status == 0) {
-        step = "download";
-        status = run.download(device_out, out.bytes());
-    }
-    const int sync_status = run.finish();
-    if (status == 0 && sync_status != 0) {
         step = "synchronisation";
-        status = sync_status;
+        status = staging.synchronize_all();
     }
-    if (status != 0) {
-        report_failure(*plugin, step, status);
-        return Outcome::failed;
+    if (status == 0) {
+        for (int64_t p = delivered; p < panels; ++p) deliver_panel(p);
+        return Outcome::completed;
     }
-    deliver(op, static_cast<const std::byte*>(context->result), out);
-    return Outcome::completed;
+
+    staging.synchronize_all();  // nothing may still write into buffers about to be reused
+    report_failure(*plugin, step, status);
+    if (delivered == 0) return Outcome::failed;
+    for (int64_t p = delivered; p < panels; ++p) {
+        if (!cpu(panel_at(p))) {
+            // Unreachable for calls that came in through an entry point of the same integer
+            // width; stopping beats returning a result that is partly stale.
+            log::write(log::Level::error, "cannot compute a panel on the CPU; stopping");
+            std::abort();
+        }
+    }
+    return Outcome::recovered;
 }
 
 }  // namespace gpushim::gpu

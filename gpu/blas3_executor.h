@@ -1,6 +1,9 @@
-// Runs a canonical Level-3 BLAS call on the device: operands staged to device memory,
-// the operation, the result staged back. The caller's output is written only once the
-// whole device result is on the host, so a failure at any step leaves it untouched.
+// Runs a canonical Level-3 BLAS call on the device. The operand all panels share (A) is
+// staged once; the output is computed in panels (blas3_panels.h) on two queues, so that
+// one panel's transfers overlap another's computation. A panel's result reaches the
+// caller's memory only once it is completely on the host; when the device fails, the
+// panels not yet delivered are computed on the CPU, or, if none was delivered, the whole
+// call is left to the caller's CPU path with its buffers untouched.
 #pragma once
 
 #include <cstdint>
@@ -10,9 +13,10 @@
 namespace gpushim::gpu {
 
 enum class Outcome {
-    completed,    // the result is in the caller's buffers
+    completed,    // the result is in the caller's buffers, all computed on the device
+    recovered,    // the result is in the caller's buffers, part of it computed on the CPU
     unavailable,  // not attempted: no usable backend, or the call is too large for it
-    failed,       // a device error; the caller's buffers are untouched
+    failed,       // a device error before any result was delivered; buffers untouched
 };
 
 struct Transfers {
@@ -20,6 +24,9 @@ struct Transfers {
     uint64_t bytes_to_host = 0;
 };
 
-Outcome execute_blas3(const Blas3Op& op, Transfers& transfers);
+// Computes a canonical call (host pointers) on the CPU library; false when it cannot.
+using CpuBlas3 = bool (*)(const Blas3Op&);
+
+Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers);
 
 }  // namespace gpushim::gpu

@@ -9,21 +9,31 @@ namespace {
 std::mutex idle_mutex;
 std::vector<QueueContext*>* idle_contexts = new std::vector<QueueContext*>;
 
+void destroy_partial(const gpushim_device_plugin& plugin, QueueContext* context) {
+    for (int i = 0; i < 2; ++i) {
+        if (context->chunk[i] != nullptr) plugin.pinned_free(context->chunk[i]);
+        if (context->chunk_done[i] != nullptr) plugin.event_destroy(context->chunk_done[i]);
+    }
+    for (int q = 0; q < QueueContext::kQueues; ++q) {
+        if (context->panel_done[q] != nullptr) plugin.event_destroy(context->panel_done[q]);
+        if (context->queue[q] != nullptr) plugin.queue_destroy(context->queue[q]);
+    }
+    if (context->shared_ready != nullptr) plugin.event_destroy(context->shared_ready);
+    delete context;
+}
+
 QueueContext* create_context(const gpushim_device_plugin& plugin) {
     auto* context = new QueueContext;
-    bool ok = plugin.queue_create(&context->queue) == 0;
+    bool ok = plugin.event_create(&context->shared_ready) == 0;
+    for (int q = 0; ok && q < QueueContext::kQueues; ++q) {
+        ok = plugin.queue_create(&context->queue[q]) == 0 && plugin.event_create(&context->panel_done[q]) == 0;
+    }
     for (int i = 0; ok && i < 2; ++i) {
         ok = plugin.event_create(&context->chunk_done[i]) == 0 &&
              plugin.pinned_alloc(&context->chunk[i], QueueContext::kChunkBytes) == 0;
     }
     if (ok) return context;
-    // Partial creation: release what exists; nothing has been enqueued yet.
-    for (int i = 0; i < 2; ++i) {
-        if (context->chunk[i] != nullptr) plugin.pinned_free(context->chunk[i]);
-        if (context->chunk_done[i] != nullptr) plugin.event_destroy(context->chunk_done[i]);
-    }
-    if (context->queue != nullptr) plugin.queue_destroy(context->queue);
-    delete context;
+    destroy_partial(plugin, context);  // nothing has been enqueued yet
     return nullptr;
 }
 
@@ -41,20 +51,20 @@ thread_local Lease lease;
 
 }  // namespace
 
-bool QueueContext::reserve_result(const gpushim_device_plugin& plugin, std::size_t bytes) {
-    if (bytes <= result_capacity) return true;
-    if (result != nullptr) {
-        plugin.pinned_free(result);
-        result = nullptr;
-        result_capacity = 0;
+bool QueueContext::reserve_result(const gpushim_device_plugin& plugin, int q, std::size_t bytes) {
+    if (bytes <= result_capacity[q]) return true;
+    if (result[q] != nullptr) {
+        plugin.pinned_free(result[q]);
+        result[q] = nullptr;
+        result_capacity[q] = 0;
     }
     // Grown by half again, so that a slowly growing workload does not re-pin every call.
     const std::size_t capacity = bytes + bytes / 2;
-    if (plugin.pinned_alloc(&result, capacity) != 0) {
-        result = nullptr;
+    if (plugin.pinned_alloc(&result[q], capacity) != 0) {
+        result[q] = nullptr;
         return false;
     }
-    result_capacity = capacity;
+    result_capacity[q] = capacity;
     return true;
 }
 

@@ -1,7 +1,8 @@
-// What one calling thread needs to drive the device: a queue (stream and library handles),
-// two events and two pinned staging buffers for pipelined uploads, and a pinned buffer
-// that receives results. Contexts are leased to threads and returned when a thread ends,
-// never destroyed: device teardown at process exit is the driver's business.
+// What one calling thread needs to drive the device: two queues (streams with their
+// library handles) so that one panel's transfers overlap another's computation, two
+// pinned chunk buffers with their events for pipelined uploads, and per queue a pinned
+// buffer receiving results. Contexts are leased to threads and returned when a thread
+// ends, never destroyed: device teardown at process exit is the driver's business.
 #pragma once
 
 #include <cstddef>
@@ -12,16 +13,20 @@ namespace gpushim::gpu {
 
 struct QueueContext {
     static constexpr std::size_t kChunkBytes = 32u << 20;
+    static constexpr int kQueues = 2;
 
-    gpushim_queue queue = nullptr;
-    gpushim_event chunk_done[2] = {nullptr, nullptr};
-    bool chunk_pending[2] = {false, false};
-    void* chunk[2] = {nullptr, nullptr};
-    void* result = nullptr;
-    std::size_t result_capacity = 0;
+    gpushim_queue queue[kQueues] = {};
+    gpushim_event panel_done[kQueues] = {};  // a panel's result is in result[q]
+    gpushim_event shared_ready = nullptr;     // the operand all panels share is on the device
+    void* result[kQueues] = {};
+    std::size_t result_capacity[kQueues] = {};
 
-    // Makes `result` hold at least `bytes`; false when pinned memory is not available.
-    bool reserve_result(const gpushim_device_plugin& plugin, std::size_t bytes);
+    gpushim_event chunk_done[2] = {};
+    bool chunk_pending[2] = {};
+    void* chunk[2] = {};
+
+    // Makes result[q] hold at least `bytes`; false when pinned memory is not available.
+    bool reserve_result(const gpushim_device_plugin& plugin, int q, std::size_t bytes);
 };
 
 // This thread's context, created on first use; nullptr when the device cannot create one.

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "fallback/fortran_blas3.h"
 #include "gpu/device_interface.h"
 
 namespace {
@@ -170,109 +171,15 @@ int copy_to_host_2d(void* dst, std::size_t dst_pitch, const void* src, std::size
     return kOk;
 }
 
-// --- BLAS on the CPU library, through its 32-bit Fortran interface --------------------------
-template <class T>
-struct RealOf {
-    using type = T;
-};
-template <class R>
-struct RealOf<std::complex<R>> {
-    using type = R;
-};
-
-template <class S>
-S scalar(const double (&value)[2]) {
-    if constexpr (std::is_floating_point_v<S>) {
-        return static_cast<S>(value[0]);
-    } else {
-        using R = typename S::value_type;
-        return S(static_cast<R>(value[0]), static_cast<R>(value[1]));
-    }
-}
-
-using Int = int32_t;
-
+// BLAS on the CPU library, through its 32-bit Fortran interface.
 template <class T>
 int run_blas3(const gpushim_blas3_op& op, char prefix) {
-    using R = typename RealOf<T>::type;
-    static constexpr const char* kNames[] = {"gemm", "symm", "hemm", "syrk", "herk", "syr2k", "her2k", "trmm", "trsm"};
+    static constexpr const char* kNames[] = {"gemm", "symm", "hemm", "syrk", "herk",
+                                             "syr2k", "her2k", "trmm", "trsm"};
     const std::string symbol = std::string(1, prefix) + kNames[op.kind] + "_";
     void* function = device().services->resolve_cpu_symbol(symbol.c_str());
-    const auto fits = [](int64_t v) { return v <= std::numeric_limits<Int>::max(); };
-    if (function == nullptr || !fits(op.m) || !fits(op.n) || !fits(op.k) || !fits(op.lda) || !fits(op.ldb) ||
-        !fits(op.ldc)) {
-        return kUnsupported;
-    }
-    const Int m = static_cast<Int>(op.m), n = static_cast<Int>(op.n), k = static_cast<Int>(op.k);
-    const Int lda = static_cast<Int>(op.lda), ldb = static_cast<Int>(op.ldb), ldc = static_cast<Int>(op.ldc);
-    const auto* a = static_cast<const T*>(op.a);
-    const auto* b = static_cast<const T*>(op.b);
-    auto* c = static_cast<T*>(op.c);
-    const char ta = op.transa, tb = op.transb, side = op.side, uplo = op.uplo, diag = op.diag;
-    const std::size_t one = 1;
-    switch (op.kind) {
-        case GPUSHIM_GEMM: {
-            const T alpha = scalar<T>(op.alpha), beta = scalar<T>(op.beta);
-            reinterpret_cast<void (*)(const char*, const char*, const Int*, const Int*, const Int*, const T*, const T*,
-                                      const Int*, const T*, const Int*, const T*, T*, const Int*, std::size_t,
-                                      std::size_t)>(function)(&ta, &tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta,
-                                                              c, &ldc, one, one);
-            return kOk;
-        }
-        case GPUSHIM_SYMM:
-        case GPUSHIM_HEMM: {
-            const T alpha = scalar<T>(op.alpha), beta = scalar<T>(op.beta);
-            reinterpret_cast<void (*)(const char*, const char*, const Int*, const Int*, const T*, const T*,
-                                      const Int*, const T*, const Int*, const T*, T*, const Int*, std::size_t,
-                                      std::size_t)>(function)(&side, &uplo, &m, &n, &alpha, a, &lda, b, &ldb, &beta,
-                                                              c, &ldc, one, one);
-            return kOk;
-        }
-        case GPUSHIM_SYRK:
-        case GPUSHIM_HERK: {
-            if (op.kind == GPUSHIM_HERK) {
-                const R alpha = scalar<R>(op.alpha), beta = scalar<R>(op.beta);
-                reinterpret_cast<void (*)(const char*, const char*, const Int*, const Int*, const R*, const T*,
-                                          const Int*, const R*, T*, const Int*, std::size_t, std::size_t)>(
-                    function)(&uplo, &ta, &n, &k, &alpha, a, &lda, &beta, c, &ldc, one, one);
-            } else {
-                const T alpha = scalar<T>(op.alpha), beta = scalar<T>(op.beta);
-                reinterpret_cast<void (*)(const char*, const char*, const Int*, const Int*, const T*, const T*,
-                                          const Int*, const T*, T*, const Int*, std::size_t, std::size_t)>(
-                    function)(&uplo, &ta, &n, &k, &alpha, a, &lda, &beta, c, &ldc, one, one);
-            }
-            return kOk;
-        }
-        case GPUSHIM_SYR2K:
-        case GPUSHIM_HER2K: {
-            const T alpha = scalar<T>(op.alpha);
-            if (op.kind == GPUSHIM_HER2K) {
-                const R beta = scalar<R>(op.beta);
-                reinterpret_cast<void (*)(const char*, const char*, const Int*, const Int*, const T*, const T*,
-                                          const Int*, const T*, const Int*, const R*, T*, const Int*, std::size_t,
-                                          std::size_t)>(function)(&uplo, &ta, &n, &k, &alpha, a, &lda, b, &ldb,
-                                                                  &beta, c, &ldc, one, one);
-            } else {
-                const T beta = scalar<T>(op.beta);
-                reinterpret_cast<void (*)(const char*, const char*, const Int*, const Int*, const T*, const T*,
-                                          const Int*, const T*, const Int*, const T*, T*, const Int*, std::size_t,
-                                          std::size_t)>(function)(&uplo, &ta, &n, &k, &alpha, a, &lda, b, &ldb,
-                                                                  &beta, c, &ldc, one, one);
-            }
-            return kOk;
-        }
-        case GPUSHIM_TRMM:
-        case GPUSHIM_TRSM: {
-            const T alpha = scalar<T>(op.alpha);
-            reinterpret_cast<void (*)(const char*, const char*, const char*, const char*, const Int*, const Int*,
-                                      const T*, const T*, const Int*, T*, const Int*, std::size_t, std::size_t,
-                                      std::size_t, std::size_t)>(function)(&side, &uplo, &ta, &diag, &m, &n, &alpha,
-                                                                           a, &lda, const_cast<T*>(b), &ldb, one,
-                                                                           one, one, one);
-            return kOk;
-        }
-    }
-    return kUnsupported;
+    if (function == nullptr) return kUnsupported;
+    return gpushim::fallback::call_fortran_blas3<T, int32_t>(function, op) ? kOk : kUnsupported;
 }
 
 int blas3(const gpushim_blas3_op* op, gpushim_queue) {

@@ -65,7 +65,23 @@ TEST(Config, UnknownVariablesAreNamed) {
     EXPECT_EQ(unknown_variables(variables), (std::vector<std::string>{"GPUSHIM_TRESHOLD", "GPUSHIM_THRESHOLD_DGEMV"}));
 }
 
+TEST(Config, TransferSettings) {
+    const Config defaults = load({});
+    EXPECT_GE(defaults.copy_threads, 1u);
+    EXPECT_LE(defaults.copy_threads, 8u);
+    EXPECT_EQ(defaults.panel_bytes, std::size_t{64} << 20);
+    const Config set = load({{"GPUSHIM_COPY_THREADS", "3"}, {"GPUSHIM_PANEL_BYTES", "4096"}});
+    EXPECT_EQ(set.copy_threads, 3u);
+    EXPECT_EQ(set.panel_bytes, 4096u);
+    const Config bad = load({{"GPUSHIM_COPY_THREADS", "0"}, {"GPUSHIM_PANEL_BYTES", "lots"}});
+    EXPECT_EQ(bad.copy_threads, defaults.copy_threads);
+    EXPECT_EQ(bad.panel_bytes, defaults.panel_bytes);
+}
+
 TEST(Config, Parsers) {
+    EXPECT_EQ(parse_count("7", 1, 10), 7u);
+    EXPECT_FALSE(parse_count("11", 1, 10).has_value());
+    EXPECT_FALSE(parse_count("-1", 0, 10).has_value());
     EXPECT_EQ(parse_threshold("12.5"), 12.5);
     EXPECT_EQ(parse_threshold("0"), 0.0);
     EXPECT_FALSE(parse_threshold("").has_value());
