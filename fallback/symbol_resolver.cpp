@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <optional>
 
 #include "dispatch/config.h"
 #include "dispatch/log.h"
@@ -21,20 +23,43 @@ const void* shim_base() {
     return base;
 }
 
-void* usable(void* candidate) { return (candidate != nullptr && !is_inside_shim(candidate)) ? candidate : nullptr; }
+// Whether the library defining `function` takes 64-bit integers, when it says. Debian's
+// ILP64 OpenBLAS uses the plain names (dgemm_, cblas_dgemm), so a name does not tell; an
+// OpenBLAS's configuration string does.
+std::optional<bool> defined_with_64bit_integers(void* function) {
+    Dl_info info{};
+    if (dladdr(function, &info) == 0 || info.dli_fname == nullptr) return std::nullopt;
+    void* handle = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (handle == nullptr) return std::nullopt;
+    using ConfigFunction = const char* (*)();
+    auto config_of = reinterpret_cast<ConfigFunction>(dlsym(handle, "openblas_get_config"));
+    const char* configuration = config_of != nullptr ? config_of() : nullptr;
+    dlclose(handle);
+    if (configuration == nullptr) return std::nullopt;
+    return std::strstr(configuration, "USE64BITINT") != nullptr;
+}
+
+// A candidate is usable when it is not the shim's own definition and, as far as its
+// library tells, takes the integers the caller passes.
+void* usable(void* candidate, bool wants_64bit_integers) {
+    if (candidate == nullptr || is_inside_shim(candidate)) return nullptr;
+    const std::optional<bool> wide = defined_with_64bit_integers(candidate);
+    return (!wide.has_value() || *wide == wants_64bit_integers) ? candidate : nullptr;
+}
 
 // Looks the symbol up in one loaded object. dlsym on a handle searches that object and its
-// dependencies, which may include the shim: is_inside_shim filters it out.
-void* lookup_in_loaded_object(const char* path, const char* symbol) {
+// dependencies, which may include the shim: usable() filters it out.
+void* lookup_in_loaded_object(const char* path, const char* symbol, bool wants_64bit_integers) {
     void* handle = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
     if (handle == nullptr) return nullptr;
-    void* found = usable(dlsym(handle, symbol));
+    void* found = usable(dlsym(handle, symbol), wants_64bit_integers);
     dlclose(handle);
     return found;
 }
 
 struct Search {
     const char* symbol;
+    bool wants_64bit_integers;
     void* found = nullptr;
 };
 
@@ -43,15 +68,15 @@ int search_loaded_object(dl_phdr_info* info, size_t, void* data) {
     const char* path = info->dlpi_name;
     if (path == nullptr || *path == '\0') return 0;  // the main program and the vDSO
     if (reinterpret_cast<const void*>(info->dlpi_addr) == shim_base()) return 0;
-    search->found = lookup_in_loaded_object(path, search->symbol);
+    search->found = lookup_in_loaded_object(path, search->symbol, search->wants_64bit_integers);
     return search->found != nullptr ? 1 : 0;
 }
 
-void* lookup_in_library(const std::string& path, const char* symbol) {
+void* lookup_in_library(const std::string& path, const char* symbol, bool wants_64bit_integers) {
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) return nullptr;
     // Kept open: the resolved function lives in it for the rest of the process.
-    return usable(dlsym(handle, symbol));
+    return usable(dlsym(handle, symbol), wants_64bit_integers);
 }
 
 bool starts_with(const std::string& text, std::string_view prefix) {
@@ -79,14 +104,19 @@ std::vector<DefaultLocation> default_locations(const std::string& symbol) {
 }
 
 void* find_cpu_symbol(const char* symbol, const std::string& override_path) {
-    if (!override_path.empty()) return lookup_in_library(override_path, symbol);
-    if (void* next = usable(dlsym(RTLD_NEXT, symbol))) return next;
-    Search search{symbol};
+    const bool wide = ends_with(symbol, "64_");
+    if (!override_path.empty()) {
+        if (void* chosen = lookup_in_library(override_path, symbol, wide)) return chosen;
+        log::write(log::Level::debug, "%s is not in GPUSHIM_CPU_BLAS=%s; searching the process", symbol,
+                   override_path.c_str());
+    }
+    if (void* next = usable(dlsym(RTLD_NEXT, symbol), wide)) return next;
+    Search search{symbol, wide};
     dl_iterate_phdr(search_loaded_object, &search);
     if (search.found != nullptr) return search.found;
-    if (void* in_main_program = usable(dlsym(RTLD_DEFAULT, symbol))) return in_main_program;
+    if (void* in_main_program = usable(dlsym(RTLD_DEFAULT, symbol), wide)) return in_main_program;
     for (const DefaultLocation& location : default_locations(symbol)) {
-        if (void* found = lookup_in_library(location.library, location.symbol.c_str())) return found;
+        if (void* found = lookup_in_library(location.library, location.symbol.c_str(), wide)) return found;
     }
     return nullptr;
 }

@@ -8,8 +8,10 @@
 namespace gpushim::fallback {
 
 // The CPU definition of `symbol`, or nullptr. Order: the library named by `override_path`
-// (when not empty, and only it); the next definition after the shim in the global scope;
-// any loaded object that defines it; the default libraries for the name.
+// (when not empty); the next definition after the shim in the global scope;
+// any loaded object that defines it; the default libraries for the name. A definition
+// whose integer width differs from the name's (an ILP64 OpenBLAS under plain names, for a
+// 32-bit name) is passed over.
 void* find_cpu_symbol(const char* symbol, const std::string& override_path);
 
 // As find_cpu_symbol with GPUSHIM_CPU_BLAS as the override; when nothing is found, stops

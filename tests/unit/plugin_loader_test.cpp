@@ -5,14 +5,26 @@
 #include <unistd.h>
 
 #include <string>
+#include <vector>
 
 #include "gpu/backend.h"
 
 namespace gpushim::gpu {
 namespace {
 
+// Only the settings a case makes: a stray GPUSHIM_ variable would add its own warning.
+void clear_gpushim_environment() {
+    std::vector<std::string> names;
+    for (char** entry = environ; *entry != nullptr; ++entry) {
+        const std::string variable(*entry);
+        if (variable.rfind("GPUSHIM_", 0) == 0) names.push_back(variable.substr(0, variable.find('=')));
+    }
+    for (const std::string& name : names) unsetenv(name.c_str());
+}
+
 // Exit code 1 when a backend was loaded, 0 when the process stays on the CPU.
 void load_with(const char* backend) {
+    clear_gpushim_environment();
     setenv("GPUSHIM_BACKEND", backend, 1);
     setenv("GPUSHIM_LOG", "off", 1);
     std::exit(gpushim::gpu::backend() != nullptr ? 1 : 0);
@@ -46,6 +58,7 @@ TEST(PluginLoaderDeathTest, HostsimLoads) {
 TEST(PluginLoaderDeathTest, UnavailableBackendIsReportedOnceAsAWarning) {
     EXPECT_EXIT(
         {
+            clear_gpushim_environment();
             setenv("GPUSHIM_BACKEND", "/nonexistent/libgpushim_nothing.so", 1);
             setenv("GPUSHIM_LOG", "warn", 1);
             backend();

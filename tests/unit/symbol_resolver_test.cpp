@@ -17,12 +17,18 @@ std::string library_of(void* symbol) {
     return info.dli_fname;
 }
 
-TEST(SymbolResolver, OverrideNamesTheOnlyLibraryConsulted) {
+TEST(SymbolResolver, OverrideComesFirst) {
     void* found = find_cpu_symbol("dgemm_", kReferenceBlas);
     ASSERT_NE(found, nullptr);
     EXPECT_NE(library_of(found).find("blas/libblas.so"), std::string::npos) << library_of(found);
     EXPECT_EQ(find_cpu_symbol("no_such_symbol_", kReferenceBlas), nullptr);
-    EXPECT_EQ(find_cpu_symbol("dgemm_", "/nonexistent/libblas.so"), nullptr);
+}
+
+TEST(SymbolResolver, NamesTheOverrideLacksAreSearchedFor) {
+    void* openblas = dlopen(kOpenBlas, RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(openblas, nullptr);
+    EXPECT_EQ(find_cpu_symbol("openblas_get_num_threads", kReferenceBlas), dlsym(openblas, "openblas_get_num_threads"));
+    EXPECT_NE(find_cpu_symbol("dgemm_", "/nonexistent/libblas.so"), nullptr);
 }
 
 TEST(SymbolResolver, FindsALoadedLibraryOpenedLocally) {
@@ -63,6 +69,17 @@ TEST(SymbolResolver, SuffixedNamesFindDebiansIlp64OpenBlas) {
     }
     EXPECT_NE(find_cpu_symbol("dgemm_64_", ""), nullptr);
     EXPECT_NE(find_cpu_symbol("cblas_dgemm64_", ""), nullptr);
+}
+
+TEST(SymbolResolver, PlainNamesSkipAnIlp64OpenBlasLoadedFirst) {
+    void* ilp64 = dlopen("libopenblas64.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (ilp64 == nullptr) GTEST_SKIP() << "libopenblas64-0 is not installed";
+    void* found = find_cpu_symbol("cblas_dgemm", "");
+    ASSERT_NE(found, nullptr);
+    EXPECT_NE(found, dlsym(ilp64, "cblas_dgemm"));
+    const std::string wrong_width_override = library_of(find_cpu_symbol("dgemm_", "libopenblas64.so.0"));
+    EXPECT_EQ(wrong_width_override.find("libopenblas64"), std::string::npos) << wrong_width_override;
+    EXPECT_EQ(find_cpu_symbol("dgemm_64_", ""), dlsym(ilp64, "dgemm_"));
 }
 
 TEST(SymbolResolverDeathTest, NothingFoundStopsWithAMessage) {

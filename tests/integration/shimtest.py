@@ -1,0 +1,205 @@
+"""Helpers shared by the integration-test drivers.
+
+Standard library only: the drivers run under Debian's /usr/bin/python3 and under the
+project's venv, and the helpers must not load NumPy (a driver process never calls BLAS;
+only the children it starts run under the shim).
+
+Conventions
+- Exit code 77 means "skipped" (CTest SKIP_RETURN_CODE 77): a prerequisite is missing.
+  A missing *shim* is never a skip: the shim is what is under test. With CI=true (the CI
+  runner sets it) a missing prerequisite fails instead: CI installs everything.
+- The shim is given by --shim or the environment variable GPUSHIM_TEST_SHIM.
+- Every child runs with a clean GPUSHIM_* environment (GPUSHIM_LOG passes through),
+  GPUSHIM_REPORT=<tmpdir>/r_%p.json, and whatever the driver adds.
+"""
+from __future__ import annotations
+
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+COUNTERS = ("calls", "gpu_calls", "cpu_calls", "fallbacks", "seconds", "flops",
+            "bytes_h2d", "bytes_d2h")
+
+
+def log(msg: str) -> None:
+    print(msg, flush=True)
+
+
+def skip(msg: str) -> "NoReturn":  # noqa: F821
+    """Exit 77 (CTest SKIP_RETURN_CODE), except in CI (CI=true, set by the CI runner for
+    .ci/run): there .ci/install-deps has installed every prerequisite, so a missing one is
+    a failure, not a reason to test less."""
+    if os.environ.get("CI") == "true":
+        fail(f"{msg} (CI=true: .ci/install-deps should have installed it)")
+    log(f"SKIP: {msg}")
+    sys.exit(SKIP)
+
+
+def fail(msg: str) -> "NoReturn":  # noqa: F821
+    log(f"FAIL: {msg}")
+    sys.exit(1)
+
+
+def find_shim(arg: str | None) -> str:
+    shim = arg or os.environ.get("GPUSHIM_TEST_SHIM")
+    if not shim:
+        fail("no shim given (--shim or GPUSHIM_TEST_SHIM)")
+    shim = os.path.abspath(shim)
+    if not os.path.isfile(shim):
+        fail(f"shim library not found: {shim}")
+    return shim
+
+
+def make_env(shim: str | None, report_dir: str | None, *, preload: bool = True,
+             backend: str | None = "hostsim", threshold: str | None = "0",
+             fail_every: int = 0, extra: dict | None = None) -> dict:
+    """The environment of a child process under test.
+
+    shim=None or preload=False: no LD_PRELOAD (baseline runs, relinked programs)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("GPUSHIM_") or k == "GPUSHIM_LOG"}
+    env.pop("LD_PRELOAD", None)
+    if shim is not None and preload:
+        old = os.environ.get("LD_PRELOAD", "")
+        # Keep a preload the caller set (e.g. a sanitizer runtime), but never a second shim.
+        keep = [p for p in old.replace(":", " ").split() if "libgpushim" not in p]
+        env["LD_PRELOAD"] = " ".join([shim] + keep)
+    if shim is not None:
+        if backend is not None:
+            env["GPUSHIM_BACKEND"] = backend
+        if threshold is not None:
+            env["GPUSHIM_THRESHOLD"] = threshold
+        if fail_every:
+            env["GPUSHIM_HOSTSIM_FAIL_EVERY"] = str(fail_every)
+        if report_dir is not None:
+            env["GPUSHIM_REPORT"] = os.path.join(report_dir, "r_%p.json")
+    if extra:
+        for k, v in extra.items():
+            if v is None:
+                env.pop(k, None)
+            else:
+                env[k] = v
+    return env
+
+
+def report_files(report_dir: str) -> list[str]:
+    return sorted(glob.glob(os.path.join(report_dir, "r_*.json")))
+
+
+def load_report_file(path: str) -> dict:
+    with open(path) as f:
+        data = json.load(f)
+    if not isinstance(data, dict) or not isinstance(data.get("routines"), dict):
+        fail(f"report {path} has no 'routines' object: {data!r:.300}")
+    return data["routines"]
+
+
+def load_reports(report_dir: str, files: list[str] | None = None) -> dict:
+    """Sum the per-routine counters of every report in report_dir (one file per pid)."""
+    total: dict[str, dict[str, float]] = {}
+    for path in (files if files is not None else report_files(report_dir)):
+        for name, rec in load_report_file(path).items():
+            if name != name.lower():
+                fail(f"report {path}: routine key {name!r} is not lower-case")
+            acc = total.setdefault(name, {c: 0 for c in COUNTERS})
+            for c in COUNTERS:
+                if c not in rec:
+                    fail(f"report {path}: routine {name!r} lacks counter {c!r}: {rec}")
+                acc[c] += rec[c]
+    return total
+
+
+def format_report(rep: dict) -> str:
+    lines = [f"  {'routine':10s} {'calls':>8s} {'gpu':>8s} {'cpu':>8s} {'fallbk':>8s}"]
+    for name in sorted(rep):
+        r = rep[name]
+        lines.append(f"  {name:10s} {int(r['calls']):8d} {int(r['gpu_calls']):8d} "
+                     f"{int(r['cpu_calls']):8d} {int(r['fallbacks']):8d}")
+    return "\n".join(lines)
+
+
+def check_report(rep: dict, *, gpu: list[str] = (), faults: bool = False) -> list[str]:
+    """Problems with an aggregated report: routines in `gpu` must have gpu_calls > 0,
+    counters must be consistent, and with `faults` some fallback must have happened.
+
+    Counter meaning (as the shim reports them): calls = gpu_calls + cpu_calls; a call whose
+    device attempt failed counts in cpu_calls and in fallbacks. With faults, each routine in
+    `gpu` must have been tried on the device (gpu_calls + fallbacks > 0), and some call must
+    have completed there."""
+    problems = []
+    for name in gpu:
+        r = rep.get(name)
+        if r is None:
+            problems.append(f"{name}: not in the report")
+        elif faults and r["gpu_calls"] + r["fallbacks"] <= 0:
+            # with injected faults a routine called once may have had its only device
+            # attempt fail: then it must show as a fallback
+            problems.append(f"{name}: never tried on the device (calls={r['calls']}, "
+                            f"cpu_calls={r['cpu_calls']}, fallbacks={r['fallbacks']})")
+        elif not faults and r["gpu_calls"] <= 0:
+            problems.append(f"{name}: gpu_calls == 0 (calls={r['calls']}, "
+                            f"cpu_calls={r['cpu_calls']}, fallbacks={r['fallbacks']})")
+        elif r["gpu_calls"] > 0 and (r["bytes_d2h"] <= 0 or r["flops"] <= 0):
+            # every Level-3 result is copied back to the caller's buffer
+            problems.append(f"{name}: gpu_calls > 0 but bytes_d2h / flops are 0: {r}")
+    if any(rep.get(n, {}).get("gpu_calls", 0) > 0 for n in gpu) and \
+            sum(r["bytes_h2d"] for r in rep.values()) <= 0:
+        problems.append("calls ran on the device but no byte was copied to it")
+    for name, r in rep.items():
+        if any(r[c] < 0 for c in COUNTERS) or any(
+                r[c] > r["calls"] for c in ("gpu_calls", "cpu_calls", "fallbacks")):
+            problems.append(f"{name}: inconsistent counters {r}")
+    if faults and sum(r["fallbacks"] for r in rep.values()) <= 0:
+        problems.append("fault injection was on but no call fell back to the CPU")
+    if faults and gpu and sum(r["gpu_calls"] for r in rep.values()) <= 0:
+        problems.append("fault injection was on and no call at all completed on the device")
+    return problems
+
+
+def run(cmd: list[str], env: dict, *, cwd: str | None = None, timeout: float = 600,
+        stdin=None, echo: bool = True) -> subprocess.CompletedProcess:
+    if echo:
+        shown = {k: v for k, v in env.items()
+                 if k.startswith("GPUSHIM_") or k in ("LD_PRELOAD", "LD_LIBRARY_PATH")}
+        log("+ " + " ".join(f"{k}={v}" for k, v in sorted(shown.items())) + " "
+            + " ".join(cmd))
+    try:
+        return subprocess.run(cmd, env=env, cwd=cwd, stdin=stdin, timeout=timeout,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              errors="replace")
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"")
+        out = out.decode(errors="replace") if isinstance(out, bytes) else out
+        log(out[-5000:])
+        fail(f"timed out after {timeout}s: {' '.join(cmd)}")
+
+
+def tail(text: str, n: int = 60) -> str:
+    lines = text.splitlines()
+    return "\n".join(lines[-n:])
+
+
+def tempdir(prefix: str) -> tempfile.TemporaryDirectory:
+    # Kept when GPUSHIM_TEST_KEEP=1, for post-mortems.
+    if os.environ.get("GPUSHIM_TEST_KEEP") == "1":
+        d = tempfile.mkdtemp(prefix=prefix)
+        log(f"(keeping {d})")
+
+        class _Keep:
+            name = d
+
+            def __enter__(self):
+                return d
+
+            def __exit__(self, *a):
+                return False
+
+            def cleanup(self):
+                pass
+        return _Keep()
+    return tempfile.TemporaryDirectory(prefix=prefix)

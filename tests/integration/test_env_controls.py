@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""The GPUSHIM_* environment variables, seen from a NumPy program.
+
+  test_env_controls.py --shim build/libgpushim.so [--python /usr/bin/python3]
+
+Each case runs a small NumPy program under LD_PRELOAD=<shim> that computes products and
+checks them against a BLAS-free reference, then checks the route in the JSON report:
+  - GPUSHIM_DISABLE=1 (with hostsim, threshold 0): correct, nothing on the GPU
+  - default threshold, 8x8 products: correct, nothing on the GPU (small calls stay on CPU)
+  - GPUSHIM_BACKEND=<path of libgpushim_hostsim.so>: offloaded
+  - GPUSHIM_BACKEND=<a path that does not exist>: correct, on the CPU, exit 0
+  - ... the same with GPUSHIM_LOG=off: and not a byte on stderr
+  - GPUSHIM_HOSTSIM_MEMORY=1 MiB, products of 600x600 (8.6 MB of operands): correct
+  - GPUSHIM_HOSTSIM_MEMORY=64 MiB, the same products: offloaded
+  - GPUSHIM_REPORT=1: the table on stderr names dgemm
+  - GPUSHIM_THRESHOLD=banana: a warning naming GPUSHIM_THRESHOLD, correct results
+  - GPUSHIM_CPU_BLAS=Debian's reference libblas.so.3 (+ GPUSHIM_DISABLE=1): correct
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import shimtest as st  # noqa: E402
+
+PROGRAM = r'''
+import sys
+import numpy as np
+n = int(sys.argv[1])
+r = np.random.default_rng(n)
+def mv(a, x):          # a @ x without BLAS
+    return np.add.reduce(a * x[None, :], axis=1)
+bad = 0
+for dt in (np.float64, np.complex128, np.float32):
+    a = r.standard_normal((n, n)).astype(dt)
+    b = r.standard_normal((n, n)).astype(dt)
+    w = np.complex128 if np.iscomplexobj(a) else np.float64
+    x = r.standard_normal(n).astype(w)
+    for c, (p, q) in ((a @ b, (a, b)), (a @ a.T, (a, a.T))):
+        p, q = p.astype(w), q.astype(w)
+        # residual C x - P (Q x), bounded by (n + 2) eps |P| (|Q| |x|)
+        err = np.abs(mv(c.astype(w), x) - mv(p, mv(q, x)))
+        bound = 8 * (n + 2) * np.finfo(dt).eps * mv(np.abs(p), mv(np.abs(q), np.abs(x)))
+        if not np.all(err <= bound):
+            bad += 1
+            print(f"WRONG {dt.__name__} n={n} max err {err.max():.3g}")
+print("RESULTS", "WRONG" if bad else "OK")
+sys.exit(1 if bad else 0)
+'''
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--shim")
+    ap.add_argument("--python", default="/usr/bin/python3")
+    args = ap.parse_args()
+    shim = st.find_shim(args.shim)
+    if not os.access(args.python, os.X_OK):
+        st.skip(f"{args.python} missing")
+    if st.run([args.python, "-c", "import numpy"], st.make_env(None, None),
+              echo=False).returncode != 0:
+        st.skip(f"NumPy not importable by {args.python}")
+    hostsim_path = os.path.join(os.path.dirname(shim), "libgpushim_hostsim.so")
+    ref_blas = "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3"
+    mib = 1 << 20
+
+    # name, size, make_env kwargs, extra env, expectations
+    cases = [
+        ("DISABLE=1", 120, {}, {"GPUSHIM_DISABLE": "1"}, {"gpu": "none"}),
+        ("default threshold, small", 8, {"threshold": None}, {}, {"gpu": "none"}),
+        ("BACKEND=path", 120, {"backend": hostsim_path}, {}, {"gpu": "dgemm"}),
+        ("BACKEND=missing", 120, {"backend": "/nonexistent/libgpushim_nothing.so"}, {},
+         {"gpu": "none"}),
+        ("BACKEND=missing LOG=off", 120, {"backend": "/nonexistent/libgpushim_nothing.so"},
+         {"GPUSHIM_LOG": "off"}, {"gpu": "none", "stderr_empty": True}),
+        ("HOSTSIM_MEMORY=1MiB", 600, {}, {"GPUSHIM_HOSTSIM_MEMORY": str(mib)}, {}),
+        ("HOSTSIM_MEMORY=64MiB", 600, {}, {"GPUSHIM_HOSTSIM_MEMORY": str(64 * mib)},
+         {"gpu": "dgemm"}),
+        ("REPORT=1", 60, {}, {}, {"report_stderr": True}),
+        ("THRESHOLD=banana", 60, {"threshold": "banana"}, {},
+         {"stderr_has": "GPUSHIM_THRESHOLD"}),
+    ]
+    if os.path.isfile(ref_blas):
+        cases.append(("CPU_BLAS=reference", 80, {},
+                      {"GPUSHIM_CPU_BLAS": ref_blas, "GPUSHIM_DISABLE": "1"}, {"gpu": "none"}))
+        cases.append(("CPU_BLAS=reference, offloaded", 80, {},
+                      {"GPUSHIM_CPU_BLAS": ref_blas}, {"gpu": "dgemm"}))
+
+    problems = []
+    with st.tempdir("env_controls_") as tmp:
+        prog = os.path.join(tmp, "prog.py")
+        with open(prog, "w") as f:
+            f.write(PROGRAM)
+        for i, (name, n, kw, extra, expect) in enumerate(cases):
+            rdir = os.path.join(tmp, f"case{i}")
+            os.mkdir(rdir)
+            if expect.get("report_stderr"):
+                env = st.make_env(shim, None, extra={"GPUSHIM_REPORT": "1", **extra}, **kw)
+            else:
+                env = st.make_env(shim, rdir, extra=extra, **kw)
+            res = st.run([args.python, prog, str(n)], env, cwd=tmp)
+            mine = []
+            if res.returncode != 0 or "RESULTS OK" not in res.stdout:
+                mine.append(f"exit {res.returncode}, stdout {res.stdout.strip()!r}")
+            if expect.get("stderr_empty") and res.stderr:
+                mine.append(f"stderr not empty: {res.stderr[:300]!r}")
+            if expect.get("report_stderr") and "dgemm" not in res.stderr:
+                mine.append(f"GPUSHIM_REPORT=1 printed no table naming dgemm: "
+                            f"{res.stderr[-600:]!r}")
+            if expect.get("stderr_has") and expect["stderr_has"] not in res.stderr:
+                mine.append(f"stderr does not mention {expect['stderr_has']}: "
+                            f"{res.stderr[-600:]!r}")
+            if expect.get("stderr_has") and res.stderr.count(expect["stderr_has"]) > 3:
+                mine.append(f"warned {res.stderr.count(expect['stderr_has'])} times "
+                            f"(want once)")
+            gpu = expect.get("gpu")
+            if gpu and not expect.get("report_stderr"):
+                files = st.report_files(rdir)
+                if not files:
+                    if gpu != "none":
+                        mine.append("no JSON report")
+                else:
+                    rep = st.load_reports(rdir)
+                    st.log(st.format_report(rep))
+                    if gpu == "none":
+                        on_gpu = {k: v["gpu_calls"] for k, v in rep.items() if v["gpu_calls"]}
+                        if on_gpu:
+                            mine.append(f"expected no GPU call, report says {on_gpu}")
+                        if not any(v["cpu_calls"] for v in rep.values()):
+                            mine.append("expected CPU calls in the report")
+                    else:
+                        mine += st.check_report(rep, gpu=gpu.split(","))
+            if res.stderr.strip():
+                st.log("  stderr: " + st.tail(res.stderr, 8).replace("\n", "\n  stderr: "))
+            st.log(f"[{'ok' if not mine else 'FAILED'}] {name}")
+            problems += [f"{name}: {m}" for m in mine]
+    for p in problems:
+        st.log(f"FAIL: {p}")
+    if problems:
+        return 1
+    st.log(f"OK: {len(cases)} cases")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

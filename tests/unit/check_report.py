@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Checks a GPUSHIM_REPORT JSON file written by shim_vs_cpu_test (tests/unit/shim_vs_cpu.cmake).
+
+Every one of the 30 Level-3 routines must appear in the report (it was called), and:
+  --gpu             each routine completed calls on the device (gpu_calls > 0)
+  --no-gpu          no routine ran on the device (gpu_calls == 0)
+  --fallbacks       each routine had device failures recomputed on the CPU (fallbacks > 0)
+  --more-cpu-than B each routine ran more calls on the CPU than in report B (the same test
+                    run with an unlimited device): calls too large for the device stayed there
+Exit status 0 when every check holds; the failures are listed otherwise.
+"""
+import argparse
+import json
+import sys
+
+ROUTINES = [
+    p + r
+    for r, precisions in [
+        ("gemm", "sdcz"), ("symm", "sdcz"), ("hemm", "cz"), ("syrk", "sdcz"), ("herk", "cz"),
+        ("syr2k", "sdcz"), ("her2k", "cz"), ("trmm", "sdcz"), ("trsm", "sdcz"),
+    ]
+    for p in precisions
+]
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)["routines"]
+    except (OSError, ValueError, KeyError) as error:
+        sys.exit(f"check_report: cannot read the report {path}: {error}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("report")
+    parser.add_argument("--gpu", action="store_true")
+    parser.add_argument("--no-gpu", action="store_true")
+    parser.add_argument("--fallbacks", action="store_true")
+    parser.add_argument("--more-cpu-than", metavar="BASELINE")
+    args = parser.parse_args()
+
+    routines = load(args.report)
+    baseline = load(args.more_cpu_than) if args.more_cpu_than else None
+    problems = []
+    for name in ROUTINES:
+        totals = routines.get(name)
+        if totals is None or totals.get("calls", 0) == 0:
+            problems.append(f"{name}: not called")
+            continue
+        if args.gpu and totals["gpu_calls"] == 0:
+            problems.append(f"{name}: no call ran on the device")
+        if args.no_gpu and totals["gpu_calls"] != 0:
+            problems.append(f"{name}: {totals['gpu_calls']} calls ran on the device")
+        if args.fallbacks and totals["fallbacks"] == 0:
+            problems.append(f"{name}: no device failure was recomputed on the CPU")
+        if baseline is not None:
+            before = baseline.get(name, {}).get("cpu_calls", 0)
+            if totals["cpu_calls"] <= before:
+                problems.append(
+                    f"{name}: {totals['cpu_calls']} CPU calls, not more than the "
+                    f"{before} of {args.more_cpu_than}")
+    for problem in problems:
+        print(f"check_report: {args.report}: {problem}")
+    if not problems:
+        print(f"check_report: {args.report}: {len(ROUTINES)} routines as expected")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
