@@ -121,25 +121,6 @@ bool is_degenerate(const Blas3Op& op) {
     return true;
 }
 
-double multiply_adds(const Blas3Op& op) {
-    const double m = static_cast<double>(op.m);
-    const double n = static_cast<double>(op.n);
-    const double k = static_cast<double>(op.k);
-    const bool left = op.side == 'L';
-    switch (op.kind) {
-        case GPUSHIM_GEMM: return m * n * k;
-        case GPUSHIM_SYMM:
-        case GPUSHIM_HEMM: return left ? m * m * n : m * n * n;
-        case GPUSHIM_SYRK:
-        case GPUSHIM_HERK: return n * (n + 1) / 2 * k;
-        case GPUSHIM_SYR2K:
-        case GPUSHIM_HER2K: return n * (n + 1) * k;
-        case GPUSHIM_TRMM:
-        case GPUSHIM_TRSM: return left ? m * (m + 1) / 2 * n : m * n * (n + 1) / 2;
-    }
-    return 0.0;
-}
-
 double flop_count(const Blas3Op& op) {
     // A complex multiply-add is four real multiplications and four additions.
     return multiply_adds(op) * (is_complex(op.precision) ? 8.0 : 2.0);

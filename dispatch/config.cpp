@@ -136,6 +136,7 @@ Config load_config(const EnvironmentLookup& lookup) {
     }
     if (const char* value = lookup("GPUSHIM_REPORT")) {
         if (parse_switch(value) != std::optional<bool>(false)) config.report = value;
+        config.collect_statistics = !config.report.empty();
     }
     if (const char* value = lookup("GPUSHIM_CPU_BLAS")) config.cpu_blas = value;
 
@@ -158,7 +159,9 @@ Config load_config(const EnvironmentLookup& lookup) {
     return config;
 }
 
-const Config& config() {
+std::atomic<const Config*> process_config{nullptr};
+
+const Config& load_process_config() {
     static const Config instance = [] {
         for (const std::string& name : unknown_variables(environ)) {
             log::write(log::Level::warn, "%s is not a gpushim setting (see the table in README.md); ignored",
@@ -166,6 +169,7 @@ const Config& config() {
         }
         return load_config([](const char* name) { return std::getenv(name); });
     }();
+    process_config.store(&instance, std::memory_order_release);
     return instance;
 }
 

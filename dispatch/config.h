@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -20,6 +21,7 @@ struct Config {
     std::array<double, kRoutineCount> threshold_cubed{};
     std::string backend = "cuda";
     std::string report;  // empty: no report; "1": table on stderr; else a file path
+    bool collect_statistics = false;  // a report was asked for
     std::string cpu_blas;
     // Host threads that pack operands into pinned staging and unpack results.
     unsigned copy_threads = 1;
@@ -33,8 +35,14 @@ using EnvironmentLookup = std::function<const char*(const char*)>;
 // Parses the environment, warning once per invalid variable and keeping its default.
 Config load_config(const EnvironmentLookup& lookup);
 
-// The process's settings (parsed from the real environment on first use).
-const Config& config();
+// The process's settings, parsed from the real environment on first use. Inline and
+// lock-free after that: every intercepted call reads them.
+const Config& load_process_config();
+extern std::atomic<const Config*> process_config;
+[[gnu::always_inline]] inline const Config& config() {
+    const Config* loaded = process_config.load(std::memory_order_acquire);
+    return loaded != nullptr ? *loaded : load_process_config();
+}
 
 // Names among `variables` ("NAME=value") that start with GPUSHIM_ but are no setting of
 // the library or of a plugin (GPUSHIM_<PLUGIN>_*): most likely typing mistakes.

@@ -1,14 +1,13 @@
 #include "dispatch/router.h"
 
-#include "dispatch/config.h"
 #include "gpu/blas3_executor.h"
 
 namespace gpushim {
 
 bool worth_offloading(const Blas3Op& op, Routine routine) {
     const Config& settings = config();
-    if (settings.disabled || !arguments_valid(op) || is_degenerate(op)) return false;
-    return multiply_adds(op) >= settings.threshold_cubed[static_cast<std::size_t>(routine)];
+    return !settings.disabled && arguments_valid(op) && !is_degenerate(op) &&
+           multiply_adds(op) >= settings.threshold_cubed[static_cast<std::size_t>(routine)];
 }
 
 bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell_back) {

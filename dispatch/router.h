@@ -5,13 +5,11 @@
 #include <chrono>
 
 #include "dispatch/blas3_call.h"
+#include "dispatch/config.h"
 #include "dispatch/routines.h"
 #include "dispatch/statistics.h"
 
 namespace gpushim {
-
-// Invalid, degenerate, disabled and below-threshold calls stay on the CPU.
-bool worth_offloading(const Blas3Op& op, Routine routine);
 
 // Computes a canonical call, or a panel of one, on the CPU library; false when it cannot.
 using CpuPart = bool (*)(const Blas3Op&);
@@ -21,10 +19,23 @@ using CpuPart = bool (*)(const Blas3Op&);
 // device had been tried and failed).
 bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell_back);
 
+// Small calls, the common case, leave at the door: when no report is collected and the
+// call is below its routine's threshold, the entry point forwards it at once, before
+// describing it. Multiply-adds do not depend on the layout, so the raw sizes suffice.
+[[gnu::always_inline]] inline bool forward_at_once(Routine routine, gpushim_blas3_kind kind, char side,
+                                                   int64_t m, int64_t n, int64_t k) {
+    const Config& settings = config();
+    return !settings.collect_statistics &&
+           multiply_adds(kind, side, m, n, k) < settings.threshold_cubed[static_cast<std::size_t>(routine)];
+}
+
+// Invalid, degenerate, disabled and below-threshold calls stay on the CPU.
+bool worth_offloading(const Blas3Op& op, Routine routine);
+
 // `cpu_call` forwards the caller's own arguments to the CPU library; `cpu_part` computes a
 // canonical sub-call there, for the part of a call the device could not finish.
 template <class CpuCall>
-inline void route(const Blas3Op& op, Routine routine, CpuCall&& cpu_call, CpuPart cpu_part) {
+void route(const Blas3Op& op, Routine routine, CpuCall&& cpu_call, CpuPart cpu_part) {
     bool fell_back = false;
     if (worth_offloading(op, routine) && run_on_gpu(op, routine, cpu_part, fell_back)) return;
     if (!statistics_enabled()) {

@@ -94,10 +94,7 @@ std::string format(const char* pattern, auto... values) {
 
 }  // namespace
 
-bool statistics_enabled() {
-    static const bool enabled = !config().report.empty();
-    return enabled;
-}
+bool statistics_enabled() { return config().collect_statistics; }
 
 void record_call(const CallRecord& record) {
     [[maybe_unused]] static const bool report_registered = [] {

@@ -24,24 +24,47 @@
     }                                                                                           \
     }
 
+// An entry point is a size test and two tail calls: a small call with no report to
+// collect is forwarded to the CPU library at once, before it is described (its arguments
+// stay where the caller put them); any other goes to the routing path of the same
+// signature.
 #define GPUSHIM_FORTRAN_ENTRY(symbol, name, KIND, family, T, A, B, Int)                         \
-    extern "C" GPUSHIM_EXPORT void symbol(GPUSHIM_FORTRAN_##family##_PARAMS(T, A, B, Int)) {   \
-        using Function = void(GPUSHIM_FORTRAN_##family##_PARAMS(T, A, B, Int));                 \
-        static gpushim::shim::CpuFunction<Function> cpu(GPUSHIM_STRING(symbol));               \
+    namespace {                                                                                 \
+    using Function_##symbol = void(GPUSHIM_FORTRAN_##family##_PARAMS(T, A, B, Int));           \
+    gpushim::shim::CpuFunction<Function_##symbol> cpu_##symbol(GPUSHIM_STRING(symbol));        \
+    [[gnu::noinline]] void route_##symbol(GPUSHIM_FORTRAN_##family##_PARAMS(T, A, B, Int)) {   \
         gpushim::route(                                                                         \
             gpushim::shim::fortran_##family##_op(GPUSHIM_##KIND, GPUSHIM_FORTRAN_##family##_OP_ARGS), \
-            gpushim::Routine::name, [&] { cpu.get()(GPUSHIM_FORTRAN_##family##_ARGS); },        \
+            gpushim::Routine::name, [&] { cpu_##symbol.get()(GPUSHIM_FORTRAN_##family##_ARGS); }, \
             run_part_of_##symbol);                                                              \
+    }                                                                                           \
+    }                                                                                           \
+    extern "C" GPUSHIM_EXPORT void symbol(GPUSHIM_FORTRAN_##family##_PARAMS(T, A, B, Int)) {   \
+        if (gpushim::forward_at_once(gpushim::Routine::name, GPUSHIM_##KIND,                    \
+                                     GPUSHIM_FORTRAN_##family##_SHAPE)) {                       \
+            return cpu_##symbol.get()(GPUSHIM_FORTRAN_##family##_ARGS);                         \
+        }                                                                                       \
+        return route_##symbol(GPUSHIM_FORTRAN_##family##_ARGS);                                 \
     }
 
 #define GPUSHIM_CBLAS_ENTRY(symbol, fortran_symbol, name, KIND, family, T, A, B, Int)           \
-    extern "C" GPUSHIM_EXPORT void symbol(GPUSHIM_CBLAS_##family##_PARAMS(T, A, B, Int)) {     \
-        using Function = void(GPUSHIM_CBLAS_##family##_PARAMS(T, A, B, Int));                   \
-        static gpushim::shim::CpuFunction<Function> cpu(GPUSHIM_STRING(symbol));               \
+    namespace {                                                                                 \
+    using Function_##symbol = void(GPUSHIM_CBLAS_##family##_PARAMS(T, A, B, Int));             \
+    gpushim::shim::CpuFunction<Function_##symbol> cpu_##symbol(GPUSHIM_STRING(symbol));        \
+    [[gnu::noinline]] void route_##symbol(GPUSHIM_CBLAS_##family##_PARAMS(T, A, B, Int)) {     \
         gpushim::route(gpushim::shim::cblas_##family##_op<T, A, B, Int>(                        \
                            GPUSHIM_##KIND, GPUSHIM_CBLAS_##family##_ARGS),                      \
-                       gpushim::Routine::name, [&] { cpu.get()(GPUSHIM_CBLAS_##family##_ARGS); }, \
+                       gpushim::Routine::name,                                                  \
+                       [&] { cpu_##symbol.get()(GPUSHIM_CBLAS_##family##_ARGS); },              \
                        run_part_of_##fortran_symbol);                                           \
+    }                                                                                           \
+    }                                                                                           \
+    extern "C" GPUSHIM_EXPORT void symbol(GPUSHIM_CBLAS_##family##_PARAMS(T, A, B, Int)) {     \
+        if (gpushim::forward_at_once(gpushim::Routine::name, GPUSHIM_##KIND,                    \
+                                     GPUSHIM_CBLAS_##family##_SHAPE)) {                         \
+            return cpu_##symbol.get()(GPUSHIM_CBLAS_##family##_ARGS);                           \
+        }                                                                                       \
+        return route_##symbol(GPUSHIM_CBLAS_##family##_ARGS);                                   \
     }
 
 #define GPUSHIM_ENTRIES_OF_ROUTINE(name, KIND, family, T, A, B, fp, fs, cp, cs, Int)            \

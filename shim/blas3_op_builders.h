@@ -4,7 +4,6 @@
 // Arguments that are invalid stay recognisably invalid, so the call is forwarded untouched.
 #pragma once
 
-#include <cctype>
 #include <complex>
 #include <cstdint>
 #include <utility>
@@ -13,6 +12,10 @@
 #include "shim/blas3_signatures.h"
 
 namespace gpushim::shim {
+
+// Entry points build their call description inline, so that for a small call (below the
+// threshold) the compiler keeps only what the size test reads.
+#define GPUSHIM_INLINE [[gnu::always_inline]] inline
 
 template <class T>
 constexpr gpushim_precision precision_of() {
@@ -23,7 +26,7 @@ constexpr gpushim_precision precision_of() {
 }
 
 template <class S>
-void store_scalar(double (&out)[2], const S& value) {
+GPUSHIM_INLINE void store_scalar(double (&out)[2], const S& value) {
     if constexpr (std::is_floating_point_v<S>) {
         out[0] = static_cast<double>(value);
         out[1] = 0.0;
@@ -35,7 +38,7 @@ void store_scalar(double (&out)[2], const S& value) {
 
 // A CBLAS scalar: a real one by value, a complex one by address.
 template <class S>
-void store_cblas_scalar(double (&out)[2], CblasScalar<S> value) {
+GPUSHIM_INLINE void store_cblas_scalar(double (&out)[2], CblasScalar<S> value) {
     if constexpr (std::is_floating_point_v<S>) {
         store_scalar(out, value);
     } else {
@@ -43,8 +46,10 @@ void store_cblas_scalar(double (&out)[2], CblasScalar<S> value) {
     }
 }
 
-inline char fortran_flag(const char* flag) {
-    return static_cast<char>(std::toupper(static_cast<unsigned char>(*flag)));
+// ASCII upper case, as LSAME compares: no locale lookup on every call.
+GPUSHIM_INLINE char fortran_flag(const char* flag) {
+    const char c = *flag;
+    return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
 }
 
 // CBLAS enum values (cblas.h); anything else maps to '?', which no routine accepts.
@@ -72,26 +77,26 @@ inline char flip_rank_update_trans(const Blas3Op& op) {
 // Rewrites a row-major call as the column-major call with the same effect on memory.
 void fold_row_major(Blas3Op& op);
 
-inline Blas3Op blank_op(gpushim_blas3_kind kind, gpushim_precision precision) {
+GPUSHIM_INLINE Blas3Op blank_op(gpushim_blas3_kind kind, gpushim_precision precision) {
     Blas3Op op{};
     op.kind = kind;
     op.precision = precision;
     return op;
 }
 
-// Applies the layout: column-major stays, row-major is folded, anything else is invalid.
-inline Blas3Op with_layout(Blas3Op op, int layout) {
+// Applies the layout in place (copying the description costs small calls measurably):
+// column-major stays, row-major is folded, anything else is invalid.
+GPUSHIM_INLINE void apply_layout(Blas3Op& op, int layout) {
     if (layout == kRowMajor) {
         fold_row_major(op);
     } else if (layout != kColMajor) {
         op.m = op.n = op.k = -1;  // no routine accepts negative sizes: forwarded as is
     }
-    return op;
 }
 
 // --- Fortran ------------------------------------------------------------------------------
 template <class T, class A, class B, class I>
-Blas3Op fortran_gemm_op(gpushim_blas3_kind kind, const char* transa, const char* transb, const I* m,
+GPUSHIM_INLINE Blas3Op fortran_gemm_op(gpushim_blas3_kind kind, const char* transa, const char* transb, const I* m,
                         const I* n, const I* k, const A* alpha, const T* a, const I* lda, const T* b,
                         const I* ldb, const B* beta, T* c, const I* ldc) {
     Blas3Op op = blank_op(kind, precision_of<T>());
@@ -112,7 +117,7 @@ Blas3Op fortran_gemm_op(gpushim_blas3_kind kind, const char* transa, const char*
 }
 
 template <class T, class A, class B, class I>
-Blas3Op fortran_symm_op(gpushim_blas3_kind kind, const char* side, const char* uplo, const I* m,
+GPUSHIM_INLINE Blas3Op fortran_symm_op(gpushim_blas3_kind kind, const char* side, const char* uplo, const I* m,
                         const I* n, const A* alpha, const T* a, const I* lda, const T* b, const I* ldb,
                         const B* beta, T* c, const I* ldc) {
     Blas3Op op = blank_op(kind, precision_of<T>());
@@ -132,7 +137,7 @@ Blas3Op fortran_symm_op(gpushim_blas3_kind kind, const char* side, const char* u
 }
 
 template <class T, class A, class B, class I>
-Blas3Op fortran_rank_k_op(gpushim_blas3_kind kind, const char* uplo, const char* trans, const I* n,
+GPUSHIM_INLINE Blas3Op fortran_rank_k_op(gpushim_blas3_kind kind, const char* uplo, const char* trans, const I* n,
                           const I* k, const A* alpha, const T* a, const I* lda, const B* beta, T* c,
                           const I* ldc) {
     Blas3Op op = blank_op(kind, precision_of<T>());
@@ -150,7 +155,7 @@ Blas3Op fortran_rank_k_op(gpushim_blas3_kind kind, const char* uplo, const char*
 }
 
 template <class T, class A, class B, class I>
-Blas3Op fortran_rank_2k_op(gpushim_blas3_kind kind, const char* uplo, const char* trans, const I* n,
+GPUSHIM_INLINE Blas3Op fortran_rank_2k_op(gpushim_blas3_kind kind, const char* uplo, const char* trans, const I* n,
                            const I* k, const A* alpha, const T* a, const I* lda, const T* b,
                            const I* ldb, const B* beta, T* c, const I* ldc) {
     Blas3Op op = fortran_rank_k_op(kind, uplo, trans, n, k, alpha, a, lda, beta, c, ldc);
@@ -160,7 +165,7 @@ Blas3Op fortran_rank_2k_op(gpushim_blas3_kind kind, const char* uplo, const char
 }
 
 template <class T, class A, class I>
-Blas3Op fortran_triangular_op(gpushim_blas3_kind kind, const char* side, const char* uplo,
+GPUSHIM_INLINE Blas3Op fortran_triangular_op(gpushim_blas3_kind kind, const char* side, const char* uplo,
                               const char* transa, const char* diag, const I* m, const I* n,
                               const A* alpha, const T* a, const I* lda, T* b, const I* ldb) {
     Blas3Op op = blank_op(kind, precision_of<T>());
@@ -180,7 +185,7 @@ Blas3Op fortran_triangular_op(gpushim_blas3_kind kind, const char* side, const c
 
 // --- CBLAS --------------------------------------------------------------------------------
 template <class T, class A, class B, class I>
-Blas3Op cblas_gemm_op(gpushim_blas3_kind kind, int layout, int transa, int transb, I m, I n, I k,
+GPUSHIM_INLINE Blas3Op cblas_gemm_op(gpushim_blas3_kind kind, int layout, int transa, int transb, I m, I n, I k,
                       CblasScalar<A> alpha, const T* a, I lda, const T* b, I ldb,
                       CblasScalar<B> beta, T* c, I ldc) {
     Blas3Op op = blank_op(kind, precision_of<T>());
@@ -197,11 +202,12 @@ Blas3Op cblas_gemm_op(gpushim_blas3_kind kind, int layout, int transa, int trans
     op.ldb = ldb;
     op.c = c;
     op.ldc = ldc;
-    return with_layout(op, layout);
+    apply_layout(op, layout);
+    return op;
 }
 
 template <class T, class A, class B, class I>
-Blas3Op cblas_symm_op(gpushim_blas3_kind kind, int layout, int side, int uplo, I m, I n,
+GPUSHIM_INLINE Blas3Op cblas_symm_op(gpushim_blas3_kind kind, int layout, int side, int uplo, I m, I n,
                       CblasScalar<A> alpha, const T* a, I lda, const T* b, I ldb,
                       CblasScalar<B> beta, T* c, I ldc) {
     Blas3Op op = blank_op(kind, precision_of<T>());
@@ -217,11 +223,12 @@ Blas3Op cblas_symm_op(gpushim_blas3_kind kind, int layout, int side, int uplo, I
     op.ldb = ldb;
     op.c = c;
     op.ldc = ldc;
-    return with_layout(op, layout);
+    apply_layout(op, layout);
+    return op;
 }
 
 template <class T, class A, class B, class I>
-Blas3Op cblas_rank_k_op(gpushim_blas3_kind kind, int layout, int uplo, int trans, I n, I k,
+GPUSHIM_INLINE Blas3Op cblas_rank_k_op(gpushim_blas3_kind kind, int layout, int uplo, int trans, I n, I k,
                         CblasScalar<A> alpha, const T* a, I lda, CblasScalar<B> beta, T* c, I ldc) {
     Blas3Op op = blank_op(kind, precision_of<T>());
     op.uplo = cblas_uplo(uplo);
@@ -234,11 +241,12 @@ Blas3Op cblas_rank_k_op(gpushim_blas3_kind kind, int layout, int uplo, int trans
     op.lda = lda;
     op.c = c;
     op.ldc = ldc;
-    return with_layout(op, layout);
+    apply_layout(op, layout);
+    return op;
 }
 
 template <class T, class A, class B, class I>
-Blas3Op cblas_rank_2k_op(gpushim_blas3_kind kind, int layout, int uplo, int trans, I n, I k,
+GPUSHIM_INLINE Blas3Op cblas_rank_2k_op(gpushim_blas3_kind kind, int layout, int uplo, int trans, I n, I k,
                          CblasScalar<A> alpha, const T* a, I lda, const T* b, I ldb,
                          CblasScalar<B> beta, T* c, I ldc) {
     Blas3Op op = blank_op(kind, precision_of<T>());
@@ -254,11 +262,12 @@ Blas3Op cblas_rank_2k_op(gpushim_blas3_kind kind, int layout, int uplo, int tran
     op.ldb = ldb;
     op.c = c;
     op.ldc = ldc;
-    return with_layout(op, layout);
+    apply_layout(op, layout);
+    return op;
 }
 
 template <class T, class A, class B, class I>
-Blas3Op cblas_triangular_op(gpushim_blas3_kind kind, int layout, int side, int uplo, int transa,
+GPUSHIM_INLINE Blas3Op cblas_triangular_op(gpushim_blas3_kind kind, int layout, int side, int uplo, int transa,
                             int diag, I m, I n, CblasScalar<A> alpha, const T* a, I lda, T* b, I ldb) {
     Blas3Op op = blank_op(kind, precision_of<T>());
     op.side = cblas_side(side);
@@ -272,7 +281,8 @@ Blas3Op cblas_triangular_op(gpushim_blas3_kind kind, int layout, int side, int u
     op.lda = lda;
     op.b = b;
     op.ldb = ldb;
-    return with_layout(op, layout);
+    apply_layout(op, layout);
+    return op;
 }
 
 }  // namespace gpushim::shim
