@@ -5,9 +5,10 @@
   numpy_products.py --shim build/libgpushim.so --python .venv/bin/python
 
 The driver (this file, run by any python3, stdlib only) starts `--python numpy_products.py
---child` with LD_PRELOAD=<shim> GPUSHIM_BACKEND=hostsim GPUSHIM_THRESHOLD=0 and a JSON report,
-then asserts that the child's checks passed and that the report shows gpu_calls > 0 for
-{s,d,c,z}gemm and {s,d,c,z}syrk (NumPy turns `A @ A.T` on one buffer into ?syrk). Debian's
+--child` with LD_PRELOAD=<shim> GPUSHIM_BACKEND=$TEST_GPUSHIM_BACKEND (default hostsim)
+GPUSHIM_THRESHOLD=0 and a JSON report, then asserts that the child's checks passed and
+that the report shows gpu_calls > 0 for {s,d,c,z}gemm and {s,d,c,z}syrk (NumPy turns
+`A @ A.T` on one buffer into ?syrk). Debian's
 NumPy 1.24 calls cblas_dgemm; pip NumPy >= 2 calls scipy_cblas_dgemm64_.
 
 The reference never touches BLAS: elementwise products broadcast to (m, k, n) and reduced
@@ -311,6 +312,8 @@ def main() -> int:
     ap.add_argument("--fail-every", type=int, default=0)
     ap.add_argument("--threads", type=int, default=8)
     args = ap.parse_args()
+    if args.fail_every:
+        st.hostsim_only("fault injection (--fail-every)")
     if args.child:
         return child(args)
 

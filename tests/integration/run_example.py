@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Run examples/matmul_demo.py the way the README says, and with the hostsim device.
+"""Run examples/matmul_demo.py the way the README says, and on the backend under test.
 
   run_example.py --shim build/libgpushim.so --python /usr/bin/python3 examples/matmul_demo.py
 
 1. LD_PRELOAD=<shim> GPUSHIM_REPORT=1 python3 matmul_demo.py  (default backend and
    threshold: on a machine without a GPU everything stays on the CPU): exit 0, "all results
    OK", and the report table on stderr names dgemm.
-2. The same with GPUSHIM_BACKEND=hostsim and the default threshold, JSON report: the large
-   products are offloaded (dgemm gpu_calls > 0), results still OK.
+2. The same with GPUSHIM_BACKEND=$TEST_GPUSHIM_BACKEND (default hostsim) and the default
+   threshold, JSON report: the large products are offloaded (dgemm gpu_calls > 0), results
+   still OK.
 """
 from __future__ import annotations
 
@@ -43,15 +44,16 @@ def main() -> int:
         if "dgemm" not in res.stderr:
             problems.append("README run: GPUSHIM_REPORT=1 printed no table naming dgemm")
 
+        backend = st.test_backend()
         env = st.make_env(shim, tmp, threshold=None)
         res = st.run([args.python, args.script], env, cwd=tmp)
         st.log(res.stdout.rstrip())
         if res.stderr.strip():
             st.log("--- stderr ---\n" + st.tail(res.stderr, 40))
         if res.returncode != 0 or "all results OK" not in res.stdout:
-            problems.append(f"hostsim run: exit {res.returncode}")
+            problems.append(f"{backend} run: exit {res.returncode}")
         if not st.report_files(tmp):
-            problems.append("hostsim run: no JSON report")
+            problems.append(f"{backend} run: no JSON report")
         else:
             rep = st.load_reports(tmp)
             st.log("report:\n" + st.format_report(rep))

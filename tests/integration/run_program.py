@@ -5,10 +5,11 @@
                  [--expect-gpu dgemm,zgemm] [--env K=V ...] -- PROGRAM ARGS...
 
 Without --preload the program is expected to link libgpushim.so itself (the relink
-scenario: `-lgpushim -lopenblas`); the driver then only sets GPUSHIM_BACKEND=hostsim
-GPUSHIM_THRESHOLD=0 and GPUSHIM_REPORT. Passes when the program exits 0, prints
-"N checks, 0 failed" with N > 0, and the JSON report has gpu_calls > 0 for every
---expect-gpu routine (and some fallback with --fail-every).
+scenario: `-lgpushim -lopenblas`); the driver then only sets GPUSHIM_BACKEND (the backend
+under test, $TEST_GPUSHIM_BACKEND, default hostsim), GPUSHIM_THRESHOLD=0 and
+GPUSHIM_REPORT. Passes when the program exits 0, prints "N checks, 0 failed" with N > 0,
+and the JSON report has gpu_calls > 0 for every --expect-gpu routine (and some fallback
+with --fail-every).
 """
 from __future__ import annotations
 
@@ -38,6 +39,8 @@ def main() -> int:
         st.fail(f"program not built: {cmd[0]}")
     shim = st.find_shim(args.shim)
     extra = dict(kv.split("=", 1) for kv in args.env)
+    if args.fail_every or any(k.startswith("GPUSHIM_HOSTSIM_") for k in extra):
+        st.hostsim_only("fault injection (--fail-every) or a GPUSHIM_HOSTSIM_* setting")
 
     with st.tempdir("program_") as tmp:
         env = st.make_env(shim, tmp, preload=args.preload, fail_every=args.fail_every,

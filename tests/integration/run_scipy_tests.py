@@ -7,7 +7,8 @@
 Runs scipy/linalg/tests/{test_blas,test_fblas,test_cython_blas}.py of the SciPy that
 --python imports, twice, with pytest and a JUnit XML file each:
   1. baseline: no shim;
-  2. shim:     LD_PRELOAD=<shim> GPUSHIM_BACKEND=hostsim GPUSHIM_THRESHOLD=0 (+ faults).
+  2. shim:     LD_PRELOAD=<shim> GPUSHIM_BACKEND=$TEST_GPUSHIM_BACKEND (default hostsim)
+               GPUSHIM_THRESHOLD=0 (+ faults, hostsim only).
 Passes when the shim run has exactly the baseline's test ids and every test that passed in
 the baseline passes under the shim (a test that fails natively on this machine is reported
 and ignored: that is the "as they do without the shim" contract; on Debian 12's SciPy 1.10
@@ -56,6 +57,8 @@ def main() -> int:
     ap.add_argument("--deselect", action="append", default=[],
                     help="pytest node id (relative to the tests folder) to leave out")
     args = ap.parse_args()
+    if args.fail_every:
+        st.hostsim_only("fault injection (--fail-every)")
 
     if not os.access(args.python, os.X_OK):
         st.skip(f"python interpreter {args.python} not found (create the venv: .ci/run)")

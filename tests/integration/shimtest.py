@@ -11,6 +11,11 @@ Conventions
 - The shim is given by --shim or the environment variable GPUSHIM_TEST_SHIM.
 - Every child runs with a clean GPUSHIM_* environment (GPUSHIM_LOG passes through),
   GPUSHIM_REPORT=<tmpdir>/r_%p.json, and whatever the driver adds.
+- The device plugin under test is $TEST_GPUSHIM_BACKEND (default hostsim): the children
+  get it as GPUSHIM_BACKEND. `TEST_GPUSHIM_BACKEND=cuda ctest ...` runs the suite on the
+  CUDA plugin; what only the host-simulated device can do (fault injection, a small
+  device: GPUSHIM_HOSTSIM_*) is then skipped. The name has no GPUSHIM_ prefix because
+  the shim warns about every GPUSHIM_ variable that is not one of its settings.
 """
 from __future__ import annotations
 
@@ -22,6 +27,8 @@ import sys
 import tempfile
 
 SKIP = 77
+TEST_BACKEND_VARIABLE = "TEST_GPUSHIM_BACKEND"
+_TEST_BACKEND = object()  # make_env's default: the backend under test
 COUNTERS = ("calls", "gpu_calls", "cpu_calls", "fallbacks", "seconds", "flops",
             "bytes_h2d", "bytes_d2h")
 
@@ -40,6 +47,20 @@ def skip(msg: str) -> "NoReturn":  # noqa: F821
     sys.exit(SKIP)
 
 
+def test_backend() -> str:
+    """The GPUSHIM_BACKEND of the children: $TEST_GPUSHIM_BACKEND, default hostsim."""
+    return os.environ.get(TEST_BACKEND_VARIABLE) or "hostsim"
+
+
+def hostsim_only(what: str) -> None:
+    """Skip (exit 77, in CI too: nothing is missing) when the backend under test is not
+    hostsim: `what` (fault injection, a small device) needs the host-simulated device."""
+    if test_backend() != "hostsim":
+        log(f"SKIP: {what} needs the hostsim backend; "
+            f"{TEST_BACKEND_VARIABLE}={test_backend()}")
+        sys.exit(SKIP)
+
+
 def fail(msg: str) -> "NoReturn":  # noqa: F821
     log(f"FAIL: {msg}")
     sys.exit(1)
@@ -56,11 +77,21 @@ def find_shim(arg: str | None) -> str:
 
 
 def make_env(shim: str | None, report_dir: str | None, *, preload: bool = True,
-             backend: str | None = "hostsim", threshold: str | None = "0",
+             backend=_TEST_BACKEND, threshold: str | None = "0",
              fail_every: int = 0, extra: dict | None = None) -> dict:
     """The environment of a child process under test.
 
-    shim=None or preload=False: no LD_PRELOAD (baseline runs, relinked programs)."""
+    shim=None or preload=False: no LD_PRELOAD (baseline runs, relinked programs).
+    backend: the GPUSHIM_BACKEND, by default test_backend(); None leaves it unset (the
+    shim's default). fail_every and GPUSHIM_HOSTSIM_* in extra skip the test (exit 77)
+    unless that backend is hostsim."""
+    if backend is _TEST_BACKEND:
+        backend = test_backend()
+    if shim is not None and backend != "hostsim" and (
+            fail_every or any(k.startswith("GPUSHIM_HOSTSIM_") for k in (extra or {}))):
+        log(f"SKIP: fault injection and GPUSHIM_HOSTSIM_* need the hostsim backend, "
+            f"not {backend}")
+        sys.exit(SKIP)
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("GPUSHIM_") or k == "GPUSHIM_LOG"}
     env.pop("LD_PRELOAD", None)

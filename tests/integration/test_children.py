@@ -4,14 +4,15 @@
   test_children.py --shim build/libgpushim.so [--python /usr/bin/python3]
 
 1. `sh -c 'ls >/dev/null'` with LD_PRELOAD=<shim> GPUSHIM_REPORT=1 (and with
-   GPUSHIM_BACKEND=hostsim GPUSHIM_THRESHOLD=0): exit 0, nothing on stderr,
+   GPUSHIM_BACKEND=$TEST_GPUSHIM_BACKEND GPUSHIM_THRESHOLD=0): exit 0, nothing on stderr,
    and with GPUSHIM_REPORT=<dir>/r_%p.json no report file (no intercepted call, no report).
 2. A process that makes no BLAS call maps no plugin: `cat /proc/self/maps` under the shim
    shows libgpushim.so but no libgpushim_hostsim / libgpushim_cuda / CUDA library.
-3. Python + NumPy (--python): a large product (offloaded to hostsim), then os.fork(); the
-   child does products of every precision (and in threads) that must be correct and exits
-   normally (the shim's exit path runs in the child); the parent goes on computing; a
-   multiprocessing pool (fork) and a subprocess (inherits LD_PRELOAD) compute too.
+3. Python + NumPy (--python): a large product (offloaded to the backend under test), then
+   os.fork(); the child does products of every precision (and in threads) that must be
+   correct and exits normally (the shim's exit path runs in the child); the parent goes
+   on computing; a multiprocessing pool (fork) and a subprocess (inherits LD_PRELOAD)
+   compute too.
    The parent's report must show dgemm gpu_calls > 0; every report must be valid JSON.
 """
 from __future__ import annotations
@@ -125,10 +126,10 @@ def main() -> int:
     with st.tempdir("children_") as tmp:
         for label, extra in [
                 ("REPORT=1", {"GPUSHIM_REPORT": "1"}),
-                ("REPORT=1 hostsim threshold 0", {"GPUSHIM_REPORT": "1"}),
+                ("REPORT=1 test backend, threshold 0", {"GPUSHIM_REPORT": "1"}),
                 ("REPORT=file", {})]:
             env = st.make_env(shim, tmp if label == "REPORT=file" else None,
-                              backend=None if label == "REPORT=1" else "hostsim",
+                              backend=None if label == "REPORT=1" else st.test_backend(),
                               threshold=None if label == "REPORT=1" else "0", extra=extra)
             res = st.run(["sh", "-c", "ls / >/dev/null && echo done"], env, cwd=tmp)
             if res.returncode != 0 or res.stdout.strip() != "done":

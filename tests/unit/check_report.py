@@ -7,10 +7,13 @@ Every one of the 30 Level-3 routines must appear in the report (it was called), 
   --fallbacks       each routine had device failures recomputed on the CPU (fallbacks > 0)
   --more-cpu-than B each routine ran more calls on the CPU than in report B (the same test
                     run with an unlimited device): calls too large for the device stayed there
+  --hostsim-only    exit 77 (skipped) unless the backend under test ($TEST_GPUSHIM_BACKEND,
+                    default hostsim) is hostsim: shim_vs_cpu_test skipped that variant too
 Exit status 0 when every check holds; the failures are listed otherwise.
 """
 import argparse
 import json
+import os
 import sys
 
 ROUTINES = [
@@ -38,7 +41,12 @@ def main():
     parser.add_argument("--no-gpu", action="store_true")
     parser.add_argument("--fallbacks", action="store_true")
     parser.add_argument("--more-cpu-than", metavar="BASELINE")
+    parser.add_argument("--hostsim-only", action="store_true")
     args = parser.parse_args()
+    backend = os.environ.get("TEST_GPUSHIM_BACKEND") or "hostsim"
+    if args.hostsim_only and backend != "hostsim":
+        print(f"check_report: skipped: this variant needs hostsim, not {backend}")
+        return 77
 
     routines = load(args.report)
     baseline = load(args.more_cpu_than) if args.more_cpu_than else None

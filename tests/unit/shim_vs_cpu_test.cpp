@@ -4,9 +4,10 @@
 // The test links no BLAS: it dlopen()s the shim (GPUSHIM_SHIM_PATH, or $GPUSHIM_TEST_SHIM)
 // and Debian's 32-bit OpenBLAS (GPUSHIM_TEST_OPENBLAS_PATH, or $GPUSHIM_TEST_OPENBLAS), and
 // makes every call twice, through the shim and through OpenBLAS, on identical operands.
-// main() points the shim at the host-simulated device with a zero threshold, so that every
-// valid, non-degenerate call is offloaded; CTest runs the executable again with faults
-// injected, with a small device, and with the shim disabled (tests/unit/shim_vs_cpu.cmake).
+// main() points the shim at the host-simulated device (or $TEST_GPUSHIM_BACKEND) with a zero
+// threshold, so that every valid, non-degenerate call is offloaded; CTest runs the executable
+// again with faults injected, with a small device, and with the shim disabled
+// (tests/unit/shim_vs_cpu.cmake).
 //
 // For each of the 30 routines, Fortran and CBLAS (column- and row-major), every flag
 // combination, sizes 1, 7, 33 and larger, ld = rows + 3 (and ld = rows), beta 0, 1 and
@@ -1382,7 +1383,20 @@ int main(int argc, char** argv) {
     const std::string openblas = environment("GPUSHIM_TEST_OPENBLAS").empty()
                                      ? std::string(GPUSHIM_TEST_OPENBLAS_PATH)
                                      : environment("GPUSHIM_TEST_OPENBLAS");
-    setenv("GPUSHIM_BACKEND", "hostsim", 0);
+    // The backend under test: $TEST_GPUSHIM_BACKEND (a harness variable, not a setting of
+    // the shim), default hostsim. The faults and small_device variants set GPUSHIM_HOSTSIM_*,
+    // which only the host-simulated device understands: with another backend they skip.
+    const std::string test_backend = environment("TEST_GPUSHIM_BACKEND");
+    setenv("GPUSHIM_BACKEND", test_backend.empty() ? "hostsim" : test_backend.c_str(), 0);
+    if (environment("GPUSHIM_BACKEND") != "hostsim") {
+        for (const char* name : {"GPUSHIM_HOSTSIM_FAIL_EVERY", "GPUSHIM_HOSTSIM_MEMORY"}) {
+            if (!environment(name).empty()) {
+                std::printf("SKIP: %s needs GPUSHIM_BACKEND=hostsim, not %s\n", name,
+                            environment("GPUSHIM_BACKEND").c_str());
+                return 77;  // CTest's SKIP_RETURN_CODE (tests/unit/shim_vs_cpu.cmake)
+            }
+        }
+    }
     setenv("GPUSHIM_THRESHOLD", "0", 0);
     setenv("GPUSHIM_CPU_BLAS", openblas.c_str(), 0);
     setenv("OPENBLAS_NUM_THREADS", "1", 0);  // small calls; deterministic and quick
