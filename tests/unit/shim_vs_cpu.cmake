@@ -47,13 +47,20 @@ set(_shim_vs_cpu_env_offload "")
 set(_shim_vs_cpu_env_faults GPUSHIM_HOSTSIM_FAIL_EVERY=7 GPUSHIM_CPU_BLAS=)
 set(_shim_vs_cpu_env_small_device GPUSHIM_HOSTSIM_MEMORY=200000 GPUSHIM_CPU_BLAS=)
 set(_shim_vs_cpu_env_disabled GPUSHIM_DISABLE=1 GPUSHIM_CPU_BLAS=)
+# Panels of a few columns and several copy threads: the pipelined path on every call, and
+# faults that strike after some panels were delivered (the rest computed on the CPU).
+set(_shim_vs_cpu_env_panels GPUSHIM_PANEL_BYTES=1024 GPUSHIM_COPY_THREADS=3)
+set(_shim_vs_cpu_env_panel_faults GPUSHIM_PANEL_BYTES=1024 GPUSHIM_COPY_THREADS=3
+    GPUSHIM_HOSTSIM_FAIL_EVERY=23 GPUSHIM_CPU_BLAS=)
 set(_shim_vs_cpu_check_offload --gpu)
 set(_shim_vs_cpu_check_faults --hostsim-only --gpu --fallbacks)
 set(_shim_vs_cpu_check_small_device --hostsim-only --gpu --more-cpu-than
     ${CMAKE_CURRENT_BINARY_DIR}/shim_vs_cpu_offload.json)
 set(_shim_vs_cpu_check_disabled --no-gpu)
+set(_shim_vs_cpu_check_panels --gpu)
+set(_shim_vs_cpu_check_panel_faults --hostsim-only --gpu --fallbacks)
 
-foreach(variant offload faults small_device disabled)
+foreach(variant offload faults small_device disabled panels panel_faults)
   set(report ${CMAKE_CURRENT_BINARY_DIR}/shim_vs_cpu_${variant}.json)
   set(environment ${_shim_vs_cpu_common} ${_shim_vs_cpu_env_${variant}} GPUSHIM_REPORT=${report})
   add_test(NAME unit.shim_vs_cpu.${variant} COMMAND shim_vs_cpu_test)
