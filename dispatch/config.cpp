@@ -162,15 +162,17 @@ Config load_config(const EnvironmentLookup& lookup) {
 std::atomic<const Config*> process_config{nullptr};
 
 const Config& load_process_config() {
-    static const Config instance = [] {
+    // Never destroyed: calls may come from atexit handlers, static destructors and late
+    // threads, after static objects are gone.
+    static const Config* const instance = [] {
         for (const std::string& name : unknown_variables(environ)) {
             log::write(log::Level::warn, "%s is not a gpushim setting (see the table in README.md); ignored",
                        name.c_str());
         }
-        return load_config([](const char* name) { return std::getenv(name); });
+        return new Config(load_config([](const char* name) { return std::getenv(name); }));
     }();
-    process_config.store(&instance, std::memory_order_release);
-    return instance;
+    process_config.store(instance, std::memory_order_release);
+    return *instance;
 }
 
 }  // namespace gpushim

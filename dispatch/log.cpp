@@ -1,9 +1,12 @@
 #include "dispatch/log.h"
 
+#include <pthread.h>
+
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <new>
 
 namespace gpushim::log {
 namespace {
@@ -36,9 +39,18 @@ struct Sink {
     }
 };
 
+Sink* the_sink = nullptr;
+
+// A child forked while another thread was writing would inherit a locked mutex.
+void renew_mutex_in_child() { new (&the_sink->mutex) std::mutex; }
+
 // Never destroyed: messages may come from atexit handlers and late thread exits.
 Sink& sink() {
-    static Sink* instance = new Sink;
+    static Sink* const instance = [] {
+        the_sink = new Sink;
+        pthread_atfork(nullptr, nullptr, renew_mutex_in_child);
+        return the_sink;
+    }();
     return *instance;
 }
 

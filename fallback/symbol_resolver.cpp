@@ -57,19 +57,15 @@ void* lookup_in_loaded_object(const char* path, const char* symbol, bool wants_6
     return found;
 }
 
-struct Search {
-    const char* symbol;
-    bool wants_64bit_integers;
-    void* found = nullptr;
-};
-
-int search_loaded_object(dl_phdr_info* info, size_t, void* data) {
-    auto* search = static_cast<Search*>(data);
+// The paths of the loaded objects, in load order, but the shim, the main program and the
+// vDSO. Only collected inside dl_iterate_phdr: glibc holds its loader lock there, and a
+// dlopen or dlsym from the callback would deadlock against a thread loading a library.
+int collect_loaded_object(dl_phdr_info* info, size_t, void* data) {
     const char* path = info->dlpi_name;
-    if (path == nullptr || *path == '\0') return 0;  // the main program and the vDSO
+    if (path == nullptr || *path == '\0') return 0;
     if (reinterpret_cast<const void*>(info->dlpi_addr) == shim_base()) return 0;
-    search->found = lookup_in_loaded_object(path, search->symbol, search->wants_64bit_integers);
-    return search->found != nullptr ? 1 : 0;
+    static_cast<std::vector<std::string>*>(data)->emplace_back(path);
+    return 0;
 }
 
 void* lookup_in_library(const std::string& path, const char* symbol, bool wants_64bit_integers) {
@@ -111,9 +107,11 @@ void* find_cpu_symbol(const char* symbol, const std::string& override_path) {
                    override_path.c_str());
     }
     if (void* next = usable(dlsym(RTLD_NEXT, symbol), wide)) return next;
-    Search search{symbol, wide};
-    dl_iterate_phdr(search_loaded_object, &search);
-    if (search.found != nullptr) return search.found;
+    std::vector<std::string> loaded;
+    dl_iterate_phdr(collect_loaded_object, &loaded);
+    for (const std::string& path : loaded) {
+        if (void* found = lookup_in_loaded_object(path.c_str(), symbol, wide)) return found;
+    }
     if (void* in_main_program = usable(dlsym(RTLD_DEFAULT, symbol), wide)) return in_main_program;
     for (const DefaultLocation& location : default_locations(symbol)) {
         if (void* found = lookup_in_library(location.library, location.symbol.c_str(), wide)) return found;

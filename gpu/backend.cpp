@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <mutex>
 
 #include "dispatch/config.h"
 #include "dispatch/log.h"
@@ -17,7 +18,14 @@ struct LoadedBackend {
     std::string summary = "not loaded";
 };
 
+// A child forked after the parent began loading the plugin computes on the CPU: CUDA
+// contexts do not survive fork, and a load in progress would never finish in the child.
+std::atomic<bool> load_started{false};
 std::atomic<bool> forked_after_use{false};
+
+void note_fork_in_child() {
+    if (load_started.load()) forked_after_use.store(true);
+}
 
 void log_from_plugin(int level, const char* message) {
     log::write(static_cast<log::Level>(level), "%s", message);
@@ -59,8 +67,6 @@ LoadedBackend load() {
         result.summary = std::string("none (") + plugin->name + ": " + plugin->describe_error(status) + ")";
         return result;  // the plugin stays loaded: its libraries may not unload cleanly
     }
-    // CUDA contexts do not survive fork: a child computes on the CPU.
-    pthread_atfork(nullptr, nullptr, [] { forked_after_use.store(true); });
     result.plugin = plugin;
     result.summary = std::string(plugin->name) + ": " + plugin->device_description();
     log::write(log::Level::info, "offloading to %s", result.summary.c_str());
@@ -69,18 +75,20 @@ LoadedBackend load() {
 
 // Never destroyed: calls may arrive from atexit handlers and late threads.
 std::atomic<const LoadedBackend*> loaded_backend{nullptr};
+std::mutex load_mutex;
 
-const LoadedBackend& loaded() {
-    static const LoadedBackend* const instance = [] {
-        const auto* result = new LoadedBackend(load());
-        if (result->plugin == nullptr) {
-            log::write(log::Level::warn, "GPU backend unavailable, running on the CPU: %s",
-                       result->summary.c_str());
-        }
-        loaded_backend.store(result);
-        return result;
-    }();
-    return *instance;
+const LoadedBackend& load_once() {
+    [[maybe_unused]] static const bool fork_handler_registered =
+        pthread_atfork(nullptr, nullptr, note_fork_in_child) == 0;
+    std::lock_guard lock(load_mutex);
+    if (const LoadedBackend* done = loaded_backend.load()) return *done;
+    load_started.store(true);
+    const auto* result = new LoadedBackend(load());
+    if (result->plugin == nullptr) {
+        log::write(log::Level::warn, "GPU backend unavailable, running on the CPU: %s", result->summary.c_str());
+    }
+    loaded_backend.store(result, std::memory_order_release);
+    return *result;
 }
 
 }  // namespace
@@ -98,7 +106,8 @@ const gpushim_device_plugin* backend() {
         }
         return nullptr;
     }
-    return loaded().plugin;
+    if (const LoadedBackend* done = loaded_backend.load(std::memory_order_acquire)) return done->plugin;
+    return load_once().plugin;
 }
 
 std::string backend_summary() {

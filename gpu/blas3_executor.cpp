@@ -89,10 +89,15 @@ public:
         return 0;
     }
 
-    // Copies packed device memory into the pinned result buffer of queue q.
-    int download(const void* device, std::size_t bytes, int q) {
-        transfers_.bytes_to_host += bytes;
-        return plugin_.copy_to_host_2d(context_.result[q], bytes, device, bytes, bytes, 1, context_.queue[q]);
+    // Copies a packed device matrix into the pinned result buffer of queue q, a column a
+    // row: a pitch is limited (2^31 - 1 bytes in CUDA), a whole result is not.
+    int download(const void* device, const Matrix& m, int q) {
+        const std::size_t column_bytes = m.column_bytes();
+        const auto columns = static_cast<std::size_t>(m.extent.cols);
+        if (column_bytes == 0 || columns == 0) return 0;
+        transfers_.bytes_to_host += column_bytes * columns;
+        return plugin_.copy_to_host_2d(context_.result[q], column_bytes, device, column_bytes, column_bytes,
+                                       columns, context_.queue[q]);
     }
 
     // Waits for everything enqueued; the chunk buffers are free afterwards.
@@ -186,10 +191,7 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
     if (axis == PanelAxis::whole && output_bytes > kMaxWholeResultBytes) return Outcome::unavailable;
 
     QueueContext* context = thread_queue_context(*plugin);
-    if (context == nullptr) {
-        report_failure(*plugin, "queue creation", -1);
-        return Outcome::failed;
-    }
+    if (context == nullptr) return Outcome::unavailable;
     for (int q = 0; q < queues; ++q) {
         if (!context->reserve_result(*plugin, q, output_bytes)) {
             report_failure(*plugin, "pinned allocation", -1);
@@ -244,7 +246,7 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
         if ((status = plugin->blas3(&device_op, context->queue[q])) != 0) break;
         step = "download";
         const void* device_out = output == Operand::b ? device_b[q].data() : device_c[q].data();
-        if ((status = staging.download(device_out, operand(panel, output).bytes(), q)) != 0) break;
+        if ((status = staging.download(device_out, operand(panel, output), q)) != 0) break;
         if ((status = plugin->event_record(context->panel_done[q], context->queue[q])) != 0) break;
     }
     if (status == 0) {

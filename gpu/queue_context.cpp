@@ -1,7 +1,10 @@
 #include "gpu/queue_context.h"
 
+#include <atomic>
 #include <mutex>
 #include <vector>
+
+#include "dispatch/log.h"
 
 namespace gpushim::gpu {
 namespace {
@@ -34,16 +37,25 @@ QueueContext* create_context(const gpushim_device_plugin& plugin) {
     }
     if (ok) return context;
     destroy_partial(plugin, context);  // nothing has been enqueued yet
+    static std::atomic<bool> reported{false};
+    if (!reported.exchange(true)) {
+        log::write(log::Level::warn, "cannot create device queues or pinned buffers; computing on the CPU");
+    }
     return nullptr;
 }
 
-// Hands the context back to the idle list when its thread ends.
+// Hands the context back to the idle list when its thread ends. A call made after that
+// (from a later thread-local destructor, or an atexit handler on the main thread) gets no
+// context: another thread may own it by then.
 struct Lease {
     QueueContext* context = nullptr;
+    bool ended = false;
     ~Lease() {
+        ended = true;
         if (context == nullptr) return;
         std::lock_guard lock(idle_mutex);
         idle_contexts->push_back(context);
+        context = nullptr;
     }
 };
 
@@ -70,6 +82,7 @@ bool QueueContext::reserve_result(const gpushim_device_plugin& plugin, int q, st
 
 QueueContext* thread_queue_context(const gpushim_device_plugin& plugin) {
     if (lease.context != nullptr) return lease.context;
+    if (lease.ended) return nullptr;
     {
         std::lock_guard lock(idle_mutex);
         if (!idle_contexts->empty()) {

@@ -29,7 +29,8 @@ struct QueueContext {
     bool reserve_result(const gpushim_device_plugin& plugin, int q, std::size_t bytes);
 };
 
-// This thread's context, created on first use; nullptr when the device cannot create one.
+// This thread's context, created on first use; nullptr when the device cannot create one
+// (said once in the log) or the thread is past the end of its thread-local storage.
 QueueContext* thread_queue_context(const gpushim_device_plugin& plugin);
 
 }  // namespace gpushim::gpu

@@ -1,8 +1,10 @@
 // libgpushim_hostsim.so: a host-simulated device for tests (DESIGN.md, "The device
 // interface"). Device memory is host memory with a capacity (GPUSHIM_HOSTSIM_MEMORY),
 // queues run their work at once, BLAS operations run on the CPU BLAS the host resolves,
-// and every N-th device operation fails on request (GPUSHIM_HOSTSIM_FAIL_EVERY).
+// and every N-th device operation fails on request (GPUSHIM_HOSTSIM_FAIL_EVERY);
+// GPUSHIM_HOSTSIM_INIT_MS makes initialisation take that long.
 #include <atomic>
+#include <chrono>
 #include <charconv>
 #include <complex>
 #include <cstdint>
@@ -12,6 +14,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 
 #include "fallback/fortran_blas3.h"
@@ -72,6 +75,8 @@ int init(const gpushim_host_services* services) {
     d.services = services;
     d.capacity = parse_unsigned("GPUSHIM_HOSTSIM_MEMORY", std::numeric_limits<std::size_t>::max());
     d.fail_every = parse_unsigned("GPUSHIM_HOSTSIM_FAIL_EVERY", 0);
+    // A slow initialisation, like CUDA's, for tests of what happens meanwhile.
+    std::this_thread::sleep_for(std::chrono::milliseconds(parse_unsigned("GPUSHIM_HOSTSIM_INIT_MS", 0)));
     return kOk;
 }
 

@@ -4,7 +4,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <sys/wait.h>
+
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gpu/backend.h"
@@ -66,6 +70,31 @@ TEST(PluginLoaderDeathTest, UnavailableBackendIsReportedOnceAsAWarning) {
             std::exit(0);
         },
         testing::ExitedWithCode(0), "^gpushim: warning: GPU backend unavailable, running on the CPU: none \\(.*\\)\n$");
+}
+
+// A child forked while another thread is loading the plugin must not wait for a load
+// that will never finish in it: it computes on the CPU.
+TEST(PluginLoaderDeathTest, ForkDuringLoadLeavesTheChildOnTheCpu) {
+    EXPECT_EXIT(
+        {
+            clear_gpushim_environment();
+            setenv("GPUSHIM_BACKEND", GPUSHIM_HOSTSIM_PATH, 1);
+            setenv("GPUSHIM_HOSTSIM_INIT_MS", "1500", 1);
+            setenv("GPUSHIM_LOG", "off", 1);
+            std::thread loader([] { backend(); });
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            const pid_t child = fork();
+            if (child == 0) {
+                alarm(5);
+                _exit(backend() == nullptr ? 0 : 1);
+            }
+            int status = 0;
+            waitpid(child, &status, 0);
+            loader.join();
+            const bool child_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+            std::exit(child_ok && backend() != nullptr ? 0 : 1);
+        },
+        testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

@@ -2,8 +2,11 @@
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <string>
+#include <thread>
 
 namespace gpushim::fallback {
 namespace {
@@ -80,6 +83,28 @@ TEST(SymbolResolver, PlainNamesSkipAnIlp64OpenBlasLoadedFirst) {
     const std::string wrong_width_override = library_of(find_cpu_symbol("dgemm_", "libopenblas64.so.0"));
     EXPECT_EQ(wrong_width_override.find("libopenblas64"), std::string::npos) << wrong_width_override;
     EXPECT_EQ(find_cpu_symbol("dgemm_64_", ""), dlsym(ilp64, "dgemm_"));
+}
+
+// The search of loaded objects must not hold the loader's lock while it looks into them:
+// another thread loading a library at the same time would deadlock with it.
+TEST(SymbolResolverDeathTest, SearchingWhileAnotherThreadLoadsLibrariesDoesNotHang) {
+    EXPECT_EXIT(
+        {
+            alarm(60);
+            ASSERT_NE(dlopen(kOpenBlas, RTLD_NOW | RTLD_LOCAL), nullptr);
+            std::atomic<bool> stop{false};
+            std::thread loader([&] {
+                while (!stop.load()) {
+                    if (void* handle = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL)) dlclose(handle);
+                }
+            });
+            bool all_found = true;
+            for (int i = 0; i < 2000; ++i) all_found = all_found && find_cpu_symbol("cblas_dgemm", "") != nullptr;
+            stop.store(true);
+            loader.join();
+            std::exit(all_found ? 0 : 1);
+        },
+        testing::ExitedWithCode(0), "");
 }
 
 TEST(SymbolResolverDeathTest, NothingFoundStopsWithAMessage) {
