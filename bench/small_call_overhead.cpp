@@ -120,6 +120,23 @@ void save(const std::vector<T>& c, std::vector<unsigned char>* out) {
     std::memcpy(out->data(), c.data(), out->size());
 }
 
+// Makes `call` (which writes c) once per benchmark iteration, or once without a State (the
+// sanity check); then saves c into `out`.
+template <class T, class Call>
+void run_calls(benchmark::State* st, const Call& call, std::vector<T>& c,
+               std::vector<unsigned char>* out) {
+    if (st) {
+        for (auto _ : *st) {
+            call();
+            benchmark::DoNotOptimize(c.data());
+            benchmark::ClobberMemory();
+        }
+    } else {
+        call();
+    }
+    save(c, out);
+}
+
 // Fortran xGEMM, C = A*B (beta = 0, as NumPy's matmul).
 template <class T>
 Case fortran_gemm(const char* symbol, int n) {
@@ -135,16 +152,7 @@ Case fortran_gemm(const char* symbol, int n) {
                         f("N", "N", &n, &n, &n, &alpha, a.data(), &n, b.data(), &n, &beta, c.data(),
                           &n, 1, 1);
                     };
-                    if (st) {
-                        for (auto _ : *st) {
-                            call();
-                            benchmark::DoNotOptimize(c.data());
-                            benchmark::ClobberMemory();
-                        }
-                    } else {
-                        call();
-                    }
-                    save(c, out);
+                    run_calls(st, call, c, out);
                 }};
 }
 
@@ -161,16 +169,7 @@ Case cblas_dgemm_case(int n) {
                         f(kCblasRowMajor, kCblasNoTrans, kCblasTrans, n, n, n, 1.0, a.data(), n,
                           b.data(), n, 0.0, c.data(), n);
                     };
-                    if (st) {
-                        for (auto _ : *st) {
-                            call();
-                            benchmark::DoNotOptimize(c.data());
-                            benchmark::ClobberMemory();
-                        }
-                    } else {
-                        call();
-                    }
-                    save(c, out);
+                    run_calls(st, call, c, out);
                 }};
 }
 
@@ -186,16 +185,7 @@ Case cblas_dsyrk_case(int n) {
                         f(kCblasRowMajor, kCblasUpper, kCblasNoTrans, n, n, 1.0, a.data(), n, 0.0,
                           c.data(), n);
                     };
-                    if (st) {
-                        for (auto _ : *st) {
-                            call();
-                            benchmark::DoNotOptimize(c.data());
-                            benchmark::ClobberMemory();
-                        }
-                    } else {
-                        call();
-                    }
-                    save(c, out);
+                    run_calls(st, call, c, out);
                 }};
 }
 

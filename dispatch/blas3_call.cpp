@@ -19,9 +19,13 @@ const char* rank_update_transpositions(const Blas3Op& op) {
     return is_complex(op.precision) ? "NT" : "NTC";
 }
 
-bool leading_dimension_ok(int64_t ld, int64_t rows) { return ld >= std::max<int64_t>(1, rows); }
+bool leading_dimension_ok(int64_t ld, int64_t rows) {
+    return ld >= std::max<int64_t>(1, rows);
+}
 
-bool scalar_is_zero(const double (&s)[2]) { return s[0] == 0.0 && s[1] == 0.0; }
+bool scalar_is_zero(const double (&s)[2]) {
+    return s[0] == 0.0 && s[1] == 0.0;
+}
 
 }  // namespace
 
@@ -38,7 +42,8 @@ MatrixExtent operand_extent(const Blas3Op& op, Operand which) {
             return {op.m, op.n};
         case GPUSHIM_SYMM:
         case GPUSHIM_HEMM:
-            if (which == Operand::a) return left ? MatrixExtent{op.m, op.m} : MatrixExtent{op.n, op.n};
+            if (which == Operand::a)
+                return left ? MatrixExtent{op.m, op.m} : MatrixExtent{op.n, op.n};
             return {op.m, op.n};
         case GPUSHIM_SYRK:
         case GPUSHIM_HERK:
@@ -51,7 +56,8 @@ MatrixExtent operand_extent(const Blas3Op& op, Operand which) {
         }
         case GPUSHIM_TRMM:
         case GPUSHIM_TRSM:
-            if (which == Operand::a) return left ? MatrixExtent{op.m, op.m} : MatrixExtent{op.n, op.n};
+            if (which == Operand::a)
+                return left ? MatrixExtent{op.m, op.m} : MatrixExtent{op.n, op.n};
             if (which == Operand::b) return {op.m, op.n};
             return {};
     }
@@ -73,7 +79,9 @@ bool writes_triangle_only(const Blas3Op& op) {
 }
 
 bool arguments_valid(const Blas3Op& op) {
-    const auto lda_ok = [&] { return leading_dimension_ok(op.lda, operand_extent(op, Operand::a).rows); };
+    const auto lda_ok = [&] {
+        return leading_dimension_ok(op.lda, operand_extent(op, Operand::a).rows);
+    };
     switch (op.kind) {
         case GPUSHIM_GEMM:
             return one_of(op.transa, "NTC") && one_of(op.transb, "NTC") && op.m >= 0 && op.n >= 0 &&
@@ -83,7 +91,8 @@ bool arguments_valid(const Blas3Op& op) {
         case GPUSHIM_SYMM:
         case GPUSHIM_HEMM:
             return one_of(op.side, "LR") && one_of(op.uplo, "UL") && op.m >= 0 && op.n >= 0 &&
-                   lda_ok() && leading_dimension_ok(op.ldb, op.m) && leading_dimension_ok(op.ldc, op.m);
+                   lda_ok() && leading_dimension_ok(op.ldb, op.m) &&
+                   leading_dimension_ok(op.ldc, op.m);
         case GPUSHIM_SYRK:
         case GPUSHIM_HERK:
             return one_of(op.uplo, "UL") && one_of(op.transa, rank_update_transpositions(op)) &&

@@ -16,10 +16,14 @@ constexpr bool is_complex(gpushim_precision p) {
 }
 constexpr std::size_t element_size(gpushim_precision p) {
     switch (p) {
-        case GPUSHIM_PREC_S: return 4;
-        case GPUSHIM_PREC_D: return 8;
-        case GPUSHIM_PREC_C: return 8;
-        case GPUSHIM_PREC_Z: return 16;
+        case GPUSHIM_PREC_S:
+            return 4;
+        case GPUSHIM_PREC_D:
+            return 8;
+        case GPUSHIM_PREC_C:
+            return 8;
+        case GPUSHIM_PREC_Z:
+            return 16;
     }
     return 0;
 }
@@ -33,27 +37,34 @@ bool is_degenerate(const Blas3Op& op);
 
 // Multiply-adds of a call (complex ones counted once): the size measure of thresholds.
 // `side` matters to SYMM/HEMM/TRMM/TRSM only. Inline: every intercepted call computes it.
-[[gnu::always_inline]] inline double multiply_adds(gpushim_blas3_kind kind, char side, int64_t m_, int64_t n_,
-                                                   int64_t k_) {
+[[gnu::always_inline]] inline double multiply_adds(gpushim_blas3_kind kind, char side, int64_t m_,
+                                                   int64_t n_, int64_t k_) {
     const double m = static_cast<double>(m_);
     const double n = static_cast<double>(n_);
     const double k = static_cast<double>(k_);
     const bool left = side == 'L';
     switch (kind) {
-        case GPUSHIM_GEMM: return m * n * k;
+        case GPUSHIM_GEMM:
+            return m * n * k;
         case GPUSHIM_SYMM:
-        case GPUSHIM_HEMM: return left ? m * m * n : m * n * n;
+        case GPUSHIM_HEMM:
+            return left ? m * m * n : m * n * n;
         case GPUSHIM_SYRK:
-        case GPUSHIM_HERK: return n * (n + 1) / 2 * k;
+        case GPUSHIM_HERK:
+            return n * (n + 1) / 2 * k;
         case GPUSHIM_SYR2K:
-        case GPUSHIM_HER2K: return n * (n + 1) * k;
+        case GPUSHIM_HER2K:
+            return n * (n + 1) * k;
         case GPUSHIM_TRMM:
-        case GPUSHIM_TRSM: return left ? m * (m + 1) / 2 * n : m * n * (n + 1) / 2;
+        case GPUSHIM_TRSM:
+            return left ? m * (m + 1) / 2 * n : m * n * (n + 1) / 2;
     }
     return 0.0;
 }
 
-inline double multiply_adds(const Blas3Op& op) { return multiply_adds(op.kind, op.side, op.m, op.n, op.k); }
+inline double multiply_adds(const Blas3Op& op) {
+    return multiply_adds(op.kind, op.side, op.m, op.n, op.k);
+}
 
 // Real floating-point operations, for the report's GFLOP/s.
 double flop_count(const Blas3Op& op);

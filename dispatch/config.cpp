@@ -1,13 +1,13 @@
 #include "dispatch/config.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <thread>
-
-#include <unistd.h>
 
 #include "dispatch/log.h"
 
@@ -42,9 +42,10 @@ bool starts_with(std::string_view text, std::string_view prefix) {
 }
 
 bool is_known_variable(std::string_view name) {
-    for (std::string_view known : {"GPUSHIM_DISABLE", "GPUSHIM_THRESHOLD", "GPUSHIM_BACKEND", "GPUSHIM_REPORT",
-                                   "GPUSHIM_LOG", "GPUSHIM_LOG_FILE", "GPUSHIM_CPU_BLAS",
-                                   "GPUSHIM_COPY_THREADS", "GPUSHIM_PANEL_BYTES"}) {
+    for (std::string_view known :
+         {"GPUSHIM_DISABLE", "GPUSHIM_THRESHOLD", "GPUSHIM_BACKEND", "GPUSHIM_REPORT",
+          "GPUSHIM_LOG", "GPUSHIM_LOG_FILE", "GPUSHIM_CPU_BLAS", "GPUSHIM_COPY_THREADS",
+          "GPUSHIM_PANEL_BYTES"}) {
         if (name == known) return true;
     }
     for (std::string_view plugin_prefix : {"GPUSHIM_HOSTSIM_", "GPUSHIM_CUDA_"}) {
@@ -166,7 +167,8 @@ const Config& load_process_config() {
     // threads, after static objects are gone.
     static const Config* const instance = [] {
         for (const std::string& name : unknown_variables(environ)) {
-            log::write(log::Level::warn, "%s is not a gpushim setting (see the table in README.md); ignored",
+            log::write(log::Level::warn,
+                       "%s is not a gpushim setting (see the table in README.md); ignored",
                        name.c_str());
         }
         return new Config(load_config([](const char* name) { return std::getenv(name); }));

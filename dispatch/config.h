@@ -20,7 +20,7 @@ struct Config {
     // Offload a call when cbrt(multiply-adds) >= threshold, i.e. multiply-adds >= threshold^3.
     std::array<double, kRoutineCount> threshold_cubed{};
     std::string backend = "cuda";
-    std::string report;  // empty: no report; "1": table on stderr; else a file path
+    std::string report;               // empty: no report; "1": table on stderr; else a file path
     bool collect_statistics = false;  // a report was asked for
     std::string cpu_blas;
     // Host threads that pack operands into pinned staging and unpack results.

@@ -22,7 +22,9 @@ struct Sink {
             if (FILE* opened = std::fopen(path, "a")) {
                 file = opened;
             } else {
-                std::fprintf(stderr, "gpushim: GPUSHIM_LOG_FILE=%s cannot be opened; logging to stderr\n", path);
+                std::fprintf(stderr,
+                             "gpushim: GPUSHIM_LOG_FILE=%s cannot be opened; logging to stderr\n",
+                             path);
             }
         }
         const char* text = std::getenv("GPUSHIM_LOG");
@@ -30,10 +32,11 @@ struct Sink {
             if (auto parsed = parse_level(text)) {
                 level = *parsed;
             } else {
-                std::fprintf(file,
-                             "gpushim: GPUSHIM_LOG=%s is not valid (accepted: off, error, warn, info, "
-                             "debug, trace); using warn\n",
-                             text);
+                std::fprintf(
+                    file,
+                    "gpushim: GPUSHIM_LOG=%s is not valid (accepted: off, error, warn, info, "
+                    "debug, trace); using warn\n",
+                    text);
             }
         }
     }
@@ -42,7 +45,9 @@ struct Sink {
 Sink* the_sink = nullptr;
 
 // A child forked while another thread was writing would inherit a locked mutex.
-void renew_mutex_in_child() { new (&the_sink->mutex) std::mutex; }
+void renew_mutex_in_child() {
+    new (&the_sink->mutex) std::mutex;
+}
 
 // Never destroyed: messages may come from atexit handlers and late thread exits.
 Sink& sink() {
@@ -56,12 +61,18 @@ Sink& sink() {
 
 const char* level_name(Level level) {
     switch (level) {
-        case Level::error: return "error";
-        case Level::warn: return "warning";
-        case Level::info: return "info";
-        case Level::debug: return "debug";
-        case Level::trace: return "trace";
-        case Level::off: break;
+        case Level::error:
+            return "error";
+        case Level::warn:
+            return "warning";
+        case Level::info:
+            return "info";
+        case Level::debug:
+            return "debug";
+        case Level::trace:
+            return "trace";
+        case Level::off:
+            break;
     }
     return "";
 }
@@ -78,7 +89,9 @@ std::optional<Level> parse_level(std::string_view text) {
     return std::nullopt;
 }
 
-bool enabled(Level level) { return level != Level::off && level <= sink().level; }
+bool enabled(Level level) {
+    return level != Level::off && level <= sink().level;
+}
 
 void write(Level level, const char* format, ...) {
     if (!enabled(level)) return;

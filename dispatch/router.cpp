@@ -18,7 +18,8 @@ bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell
     if (outcome == gpu::Outcome::failed || outcome == gpu::Outcome::unavailable) return false;
     if (statistics_enabled()) {
         const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-        const Placement placement = outcome == gpu::Outcome::completed ? Placement::gpu : Placement::fallback;
+        const Placement placement =
+            outcome == gpu::Outcome::completed ? Placement::gpu : Placement::fallback;
         record_call({routine, placement, elapsed.count(), flop_count(op), transfers.bytes_to_device,
                      transfers.bytes_to_host});
     }

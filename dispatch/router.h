@@ -22,11 +22,12 @@ bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell
 // Small calls, the common case, leave at the door: when no report is collected and the
 // call is below its routine's threshold, the entry point forwards it at once, before
 // describing it. Multiply-adds do not depend on the layout, so the raw sizes suffice.
-[[gnu::always_inline]] inline bool forward_at_once(Routine routine, gpushim_blas3_kind kind, char side,
-                                                   int64_t m, int64_t n, int64_t k) {
+[[gnu::always_inline]] inline bool forward_at_once(Routine routine, gpushim_blas3_kind kind,
+                                                   char side, int64_t m, int64_t n, int64_t k) {
     const Config& settings = config();
     return !settings.collect_statistics &&
-           multiply_adds(kind, side, m, n, k) < settings.threshold_cubed[static_cast<std::size_t>(routine)];
+           multiply_adds(kind, side, m, n, k) <
+               settings.threshold_cubed[static_cast<std::size_t>(routine)];
 }
 
 // Invalid, degenerate, disabled and below-threshold calls stay on the CPU.

@@ -29,7 +29,8 @@ std::string expand_pid(const std::string& pattern) {
 }
 
 bool ends_with(const std::string& text, std::string_view suffix) {
-    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return text.size() >= suffix.size() &&
+           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // A forked child starts its own report: it inherits the parent's handler and counters.
@@ -40,7 +41,8 @@ void write_report_at_exit() {
     const std::string& setting = config().report;
     const bool to_stderr = parse_switch(setting) == std::optional<bool>(true);
     const std::string path = to_stderr ? std::string() : expand_pid(setting);
-    const std::string text = (!to_stderr && ends_with(path, ".json")) ? report_json() : report_table();
+    const std::string text =
+        (!to_stderr && ends_with(path, ".json")) ? report_json() : report_table();
     if (to_stderr) {
         std::fputs(text.c_str(), stderr);
         return;
@@ -94,7 +96,9 @@ std::string format(const char* pattern, auto... values) {
 
 }  // namespace
 
-bool statistics_enabled() { return config().collect_statistics; }
+bool statistics_enabled() {
+    return config().collect_statistics;
+}
 
 void record_call(const CallRecord& record) {
     [[maybe_unused]] static const bool report_registered = [] {
@@ -110,7 +114,8 @@ void record_call(const CallRecord& record) {
     } else {
         c.cpu_calls.fetch_add(1, std::memory_order_relaxed);
         add(c.cpu_seconds, record.seconds);
-        if (record.placement == Placement::fallback) c.fallbacks.fetch_add(1, std::memory_order_relaxed);
+        if (record.placement == Placement::fallback)
+            c.fallbacks.fetch_add(1, std::memory_order_relaxed);
     }
     add(c.flops, record.flops);
     c.bytes_h2d.fetch_add(record.bytes_to_device, std::memory_order_relaxed);
@@ -135,8 +140,8 @@ RoutineTotals routine_totals(Routine routine) {
 
 std::string report_table() {
     std::string text = "gpushim report (backend: " + gpu::backend_summary() + ")\n";
-    text += format("%-8s %9s %9s %9s %11s %10s %12s %12s\n", "routine", "gpu", "cpu",
-                   "fallback", "seconds", "GFLOP/s", "MB to gpu", "MB from gpu");
+    text += format("%-8s %9s %9s %9s %11s %10s %12s %12s\n", "routine", "gpu", "cpu", "fallback",
+                   "seconds", "GFLOP/s", "MB to gpu", "MB from gpu");
     for (std::size_t i = 0; i < kRoutineCount; ++i) {
         const auto routine = static_cast<Routine>(i);
         const RoutineTotals t = routine_totals(routine);
@@ -171,7 +176,8 @@ std::string report_json() {
             "%llu, \"seconds\": %.9g, \"gpu_seconds\": %.9g, \"cpu_seconds\": %.9g, \"flops\": "
             "%.17g, \"bytes_h2d\": %llu, \"bytes_d2h\": %llu}",
             std::string(routine_name(routine)).c_str(), static_cast<unsigned long long>(t.calls),
-            static_cast<unsigned long long>(t.gpu_calls), static_cast<unsigned long long>(t.cpu_calls),
+            static_cast<unsigned long long>(t.gpu_calls),
+            static_cast<unsigned long long>(t.cpu_calls),
             static_cast<unsigned long long>(t.fallbacks), t.seconds, t.gpu_seconds, t.cpu_seconds,
             t.flops, static_cast<unsigned long long>(t.bytes_h2d),
             static_cast<unsigned long long>(t.bytes_d2h));

@@ -40,7 +40,8 @@ bool call_fortran_blas3(void* function, const gpushim_blas3_op& op) {
         if (value > std::numeric_limits<Int>::max()) return false;
     }
     const Int m = static_cast<Int>(op.m), n = static_cast<Int>(op.n), k = static_cast<Int>(op.k);
-    const Int lda = static_cast<Int>(op.lda), ldb = static_cast<Int>(op.ldb), ldc = static_cast<Int>(op.ldc);
+    const Int lda = static_cast<Int>(op.lda), ldb = static_cast<Int>(op.ldb),
+              ldc = static_cast<Int>(op.ldc);
     const auto* a = static_cast<const T*>(op.a);
     auto* b = static_cast<T*>(const_cast<void*>(op.b));
     auto* c = static_cast<T*>(op.c);
@@ -53,40 +54,41 @@ bool call_fortran_blas3(void* function, const gpushim_blas3_op& op) {
     using Len = std::size_t;
     switch (op.kind) {
         case GPUSHIM_GEMM:
-            reinterpret_cast<void (*)(Flag, Flag, Size, Size, Size, const T*, const T*, Size, const T*, Size,
-                                      const T*, T*, Size, Len, Len)>(function)(
+            reinterpret_cast<void (*)(Flag, Flag, Size, Size, Size, const T*, const T*, Size,
+                                      const T*, Size, const T*, T*, Size, Len, Len)>(function)(
                 &ta, &tb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, one, one);
             return true;
         case GPUSHIM_SYMM:
         case GPUSHIM_HEMM:
-            reinterpret_cast<void (*)(Flag, Flag, Size, Size, const T*, const T*, Size, const T*, Size, const T*,
-                                      T*, Size, Len, Len)>(function)(&side, &uplo, &m, &n, &alpha, a, &lda, b, &ldb,
-                                                                     &beta, c, &ldc, one, one);
+            reinterpret_cast<void (*)(Flag, Flag, Size, Size, const T*, const T*, Size, const T*,
+                                      Size, const T*, T*, Size, Len, Len)>(function)(
+                &side, &uplo, &m, &n, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, one, one);
             return true;
         case GPUSHIM_SYRK:
-            reinterpret_cast<void (*)(Flag, Flag, Size, Size, const T*, const T*, Size, const T*, T*, Size, Len,
-                                      Len)>(function)(&uplo, &ta, &n, &k, &alpha, a, &lda, &beta, c, &ldc, one, one);
+            reinterpret_cast<void (*)(Flag, Flag, Size, Size, const T*, const T*, Size, const T*,
+                                      T*, Size, Len, Len)>(function)(
+                &uplo, &ta, &n, &k, &alpha, a, &lda, &beta, c, &ldc, one, one);
             return true;
         case GPUSHIM_HERK:
-            reinterpret_cast<void (*)(Flag, Flag, Size, Size, const R*, const T*, Size, const R*, T*, Size, Len,
-                                      Len)>(function)(&uplo, &ta, &n, &k, &real_alpha, a, &lda, &real_beta, c, &ldc,
-                                                      one, one);
+            reinterpret_cast<void (*)(Flag, Flag, Size, Size, const R*, const T*, Size, const R*,
+                                      T*, Size, Len, Len)>(function)(
+                &uplo, &ta, &n, &k, &real_alpha, a, &lda, &real_beta, c, &ldc, one, one);
             return true;
         case GPUSHIM_SYR2K:
-            reinterpret_cast<void (*)(Flag, Flag, Size, Size, const T*, const T*, Size, const T*, Size, const T*,
-                                      T*, Size, Len, Len)>(function)(&uplo, &ta, &n, &k, &alpha, a, &lda, b, &ldb,
-                                                                     &beta, c, &ldc, one, one);
+            reinterpret_cast<void (*)(Flag, Flag, Size, Size, const T*, const T*, Size, const T*,
+                                      Size, const T*, T*, Size, Len, Len)>(function)(
+                &uplo, &ta, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, one, one);
             return true;
         case GPUSHIM_HER2K:
-            reinterpret_cast<void (*)(Flag, Flag, Size, Size, const T*, const T*, Size, const T*, Size, const R*,
-                                      T*, Size, Len, Len)>(function)(&uplo, &ta, &n, &k, &alpha, a, &lda, b, &ldb,
-                                                                     &real_beta, c, &ldc, one, one);
+            reinterpret_cast<void (*)(Flag, Flag, Size, Size, const T*, const T*, Size, const T*,
+                                      Size, const R*, T*, Size, Len, Len)>(function)(
+                &uplo, &ta, &n, &k, &alpha, a, &lda, b, &ldb, &real_beta, c, &ldc, one, one);
             return true;
         case GPUSHIM_TRMM:
         case GPUSHIM_TRSM:
-            reinterpret_cast<void (*)(Flag, Flag, Flag, Flag, Size, Size, const T*, const T*, Size, T*, Size, Len,
-                                      Len, Len, Len)>(function)(&side, &uplo, &ta, &diag, &m, &n, &alpha, a, &lda, b,
-                                                                &ldb, one, one, one, one);
+            reinterpret_cast<void (*)(Flag, Flag, Flag, Flag, Size, Size, const T*, const T*, Size,
+                                      T*, Size, Len, Len, Len, Len)>(function)(
+                &side, &uplo, &ta, &diag, &m, &n, &alpha, a, &lda, b, &ldb, one, one, one, one);
             return true;
     }
     return false;

@@ -79,7 +79,8 @@ bool starts_with(const std::string& text, std::string_view prefix) {
     return text.compare(0, prefix.size(), prefix) == 0;
 }
 bool ends_with(const std::string& text, std::string_view suffix) {
-    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return text.size() >= suffix.size() &&
+           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace
@@ -103,8 +104,8 @@ void* find_cpu_symbol(const char* symbol, const std::string& override_path) {
     const bool wide = ends_with(symbol, "64_");
     if (!override_path.empty()) {
         if (void* chosen = lookup_in_library(override_path, symbol, wide)) return chosen;
-        log::write(log::Level::debug, "%s is not in GPUSHIM_CPU_BLAS=%s; searching the process", symbol,
-                   override_path.c_str());
+        log::write(log::Level::debug, "%s is not in GPUSHIM_CPU_BLAS=%s; searching the process",
+                   symbol, override_path.c_str());
     }
     if (void* next = usable(dlsym(RTLD_NEXT, symbol), wide)) return next;
     std::vector<std::string> loaded;
@@ -114,7 +115,8 @@ void* find_cpu_symbol(const char* symbol, const std::string& override_path) {
     }
     if (void* in_main_program = usable(dlsym(RTLD_DEFAULT, symbol), wide)) return in_main_program;
     for (const DefaultLocation& location : default_locations(symbol)) {
-        if (void* found = lookup_in_library(location.library, location.symbol.c_str(), wide)) return found;
+        if (void* found = lookup_in_library(location.library, location.symbol.c_str(), wide))
+            return found;
     }
     return nullptr;
 }

@@ -38,7 +38,8 @@ const gpushim_host_services kHostServices{
 
 std::string shim_directory() {
     Dl_info info{};
-    if (dladdr(reinterpret_cast<const void*>(&shim_directory), &info) == 0 || info.dli_fname == nullptr) {
+    if (dladdr(reinterpret_cast<const void*>(&shim_directory), &info) == 0 ||
+        info.dli_fname == nullptr) {
         return ".";
     }
     const std::string path = info.dli_fname;
@@ -55,7 +56,8 @@ LoadedBackend load() {
         result.summary = "none (" + std::string(dlerror()) + ")";
         return result;
     }
-    auto entry = reinterpret_cast<gpushim_device_plugin_entry>(dlsym(handle, GPUSHIM_DEVICE_PLUGIN_ENTRY));
+    auto entry =
+        reinterpret_cast<gpushim_device_plugin_entry>(dlsym(handle, GPUSHIM_DEVICE_PLUGIN_ENTRY));
     const gpushim_device_plugin* plugin = entry != nullptr ? entry() : nullptr;
     if (plugin == nullptr || plugin->interface_version != GPUSHIM_DEVICE_INTERFACE_VERSION) {
         result.summary = "none (" + path + " is not a gpushim device plugin of interface version " +
@@ -64,7 +66,8 @@ LoadedBackend load() {
         return result;
     }
     if (const int status = plugin->init(&kHostServices); status != 0) {
-        result.summary = std::string("none (") + plugin->name + ": " + plugin->describe_error(status) + ")";
+        result.summary =
+            std::string("none (") + plugin->name + ": " + plugin->describe_error(status) + ")";
         return result;  // the plugin stays loaded: its libraries may not unload cleanly
     }
     result.plugin = plugin;
@@ -85,7 +88,8 @@ const LoadedBackend& load_once() {
     load_started.store(true);
     const auto* result = new LoadedBackend(load());
     if (result->plugin == nullptr) {
-        log::write(log::Level::warn, "GPU backend unavailable, running on the CPU: %s", result->summary.c_str());
+        log::write(log::Level::warn, "GPU backend unavailable, running on the CPU: %s",
+                   result->summary.c_str());
     }
     loaded_backend.store(result, std::memory_order_release);
     return *result;
@@ -102,11 +106,13 @@ const gpushim_device_plugin* backend() {
     if (forked_after_use.load(std::memory_order_relaxed)) {
         static std::atomic<bool> told{false};
         if (!told.exchange(true)) {
-            log::write(log::Level::info, "forked after the parent used the GPU: running on the CPU");
+            log::write(log::Level::info,
+                       "forked after the parent used the GPU: running on the CPU");
         }
         return nullptr;
     }
-    if (const LoadedBackend* done = loaded_backend.load(std::memory_order_acquire)) return done->plugin;
+    if (const LoadedBackend* done = loaded_backend.load(std::memory_order_acquire))
+        return done->plugin;
     return load_once().plugin;
 }
 

@@ -42,12 +42,13 @@ struct Matrix {
 Matrix operand(const Blas3Op& op, Operand which) {
     const void* pointer = which == Operand::a ? op.a : which == Operand::b ? op.b : op.c;
     const int64_t ld = which == Operand::a ? op.lda : which == Operand::b ? op.ldb : op.ldc;
-    return {static_cast<const std::byte*>(pointer), ld, operand_extent(op, which), element_size(op.precision)};
+    return {static_cast<const std::byte*>(pointer), ld, operand_extent(op, which),
+            element_size(op.precision)};
 }
 
 // Transfers of one call, on the calling thread's context.
 class Staging {
-public:
+  public:
     Staging(const gpushim_device_plugin& plugin, QueueContext& context, Transfers& transfers)
         : plugin_(plugin), context_(context), transfers_(transfers) {}
 
@@ -65,25 +66,32 @@ public:
                 std::byte* staging = nullptr;
                 if (int status = next_chunk(staging); status != 0) return status;
                 parallel_copy(static_cast<std::size_t>(count), bytes, [&](std::size_t j) {
-                    std::memcpy(staging + j * column_bytes, m.column(first + static_cast<int64_t>(j)), column_bytes);
+                    std::memcpy(staging + j * column_bytes,
+                                m.column(first + static_cast<int64_t>(j)), column_bytes);
                 });
                 const std::size_t offset = static_cast<std::size_t>(first) * column_bytes;
-                if (int status = send_chunk(target + offset, staging, bytes, q); status != 0) return status;
+                if (int status = send_chunk(target + offset, staging, bytes, q); status != 0)
+                    return status;
             }
             return 0;
         }
         for (int64_t j = 0; j < m.extent.cols; ++j) {
-            for (std::size_t offset = 0; offset < column_bytes; offset += QueueContext::kChunkBytes) {
-                const std::size_t bytes = std::min(QueueContext::kChunkBytes, column_bytes - offset);
+            for (std::size_t offset = 0; offset < column_bytes;
+                 offset += QueueContext::kChunkBytes) {
+                const std::size_t bytes =
+                    std::min(QueueContext::kChunkBytes, column_bytes - offset);
                 std::byte* staging = nullptr;
                 if (int status = next_chunk(staging); status != 0) return status;
                 const std::byte* source = m.column(j) + offset;
                 parallel_copy((bytes + kCopyPiece - 1) / kCopyPiece, bytes, [&](std::size_t piece) {
                     const std::size_t start = piece * kCopyPiece;
-                    std::memcpy(staging + start, source + start, std::min(kCopyPiece, bytes - start));
+                    std::memcpy(staging + start, source + start,
+                                std::min(kCopyPiece, bytes - start));
                 });
-                const std::size_t device_offset = static_cast<std::size_t>(j) * column_bytes + offset;
-                if (int status = send_chunk(target + device_offset, staging, bytes, q); status != 0) return status;
+                const std::size_t device_offset =
+                    static_cast<std::size_t>(j) * column_bytes + offset;
+                if (int status = send_chunk(target + device_offset, staging, bytes, q); status != 0)
+                    return status;
             }
         }
         return 0;
@@ -96,8 +104,8 @@ public:
         const auto columns = static_cast<std::size_t>(m.extent.cols);
         if (column_bytes == 0 || columns == 0) return 0;
         transfers_.bytes_to_host += column_bytes * columns;
-        return plugin_.copy_to_host_2d(context_.result[q], column_bytes, device, column_bytes, column_bytes,
-                                       columns, context_.queue[q]);
+        return plugin_.copy_to_host_2d(context_.result[q], column_bytes, device, column_bytes,
+                                       column_bytes, columns, context_.queue[q]);
     }
 
     // Waits for everything enqueued; the chunk buffers are free afterwards.
@@ -110,12 +118,13 @@ public:
         return status;
     }
 
-private:
+  private:
     int next_chunk(std::byte*& staging) {
         const int index = next_;
         next_ ^= 1;
         if (context_.chunk_pending[index]) {
-            if (int status = plugin_.event_synchronize(context_.chunk_done[index]); status != 0) return status;
+            if (int status = plugin_.event_synchronize(context_.chunk_done[index]); status != 0)
+                return status;
             context_.chunk_pending[index] = false;
         }
         staging = static_cast<std::byte*>(context_.chunk[index]);
@@ -125,7 +134,8 @@ private:
 
     int send_chunk(std::byte* device, const std::byte* staging, std::size_t bytes, int q) {
         transfers_.bytes_to_device += bytes;
-        if (int status = plugin_.copy_to_device_2d(device, bytes, staging, bytes, bytes, 1, context_.queue[q]);
+        if (int status = plugin_.copy_to_device_2d(device, bytes, staging, bytes, bytes, 1,
+                                                   context_.queue[q]);
             status != 0) {
             return status;
         }
@@ -158,15 +168,18 @@ void deliver(const Blas3Op& op, const std::byte* packed, const Matrix& out) {
         }
         const std::size_t offset = static_cast<std::size_t>(first) * out.element;
         const std::size_t length = static_cast<std::size_t>(last - first) * out.element;
-        std::memcpy(host + static_cast<std::size_t>(j) * static_cast<std::size_t>(out.ld) * out.element + offset,
-                    packed + column * column_bytes + offset, length);
+        std::memcpy(
+            host + static_cast<std::size_t>(j) * static_cast<std::size_t>(out.ld) * out.element +
+                offset,
+            packed + column * column_bytes + offset, length);
     });
 }
 
 void report_failure(const gpushim_device_plugin& plugin, const char* step, int status) {
     static std::atomic<bool> reported{false};
     const auto level = reported.exchange(true) ? log::Level::debug : log::Level::warn;
-    log::write(level, "device %s failed (%s); computing on the CPU", step, plugin.describe_error(status));
+    log::write(level, "device %s failed (%s); computing on the CPU", step,
+               plugin.describe_error(status));
 }
 
 }  // namespace
@@ -180,7 +193,9 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
     const int64_t width = panel_width(op, axis, config().panel_bytes);
     const int64_t panels = (span + width - 1) / width;
     const int queues = panels > 1 ? QueueContext::kQueues : 1;
-    const auto panel_at = [&](int64_t p) { return panel_op(op, axis, p * width, std::min(width, span - p * width)); };
+    const auto panel_at = [&](int64_t p) {
+        return panel_op(op, axis, p * width, std::min(width, span - p * width));
+    };
 
     // The widest panel sizes the per-queue buffers.
     const Blas3Op widest = panel_at(0);
@@ -188,7 +203,8 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
     const bool uses_b = operand_extent(op, Operand::b).cols > 0;
     const bool uploads_c = output == Operand::c && reads_output(op);
     const std::size_t output_bytes = operand(widest, output).bytes();
-    if (axis == PanelAxis::whole && output_bytes > kMaxWholeResultBytes) return Outcome::unavailable;
+    if (axis == PanelAxis::whole && output_bytes > kMaxWholeResultBytes)
+        return Outcome::unavailable;
 
     QueueContext* context = thread_queue_context(*plugin);
     if (context == nullptr) return Outcome::unavailable;
@@ -206,7 +222,8 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
     const std::size_t c_bytes = output == Operand::c ? operand(widest, Operand::c).bytes() : 0;
     const DeviceBuffer device_b[2] = {{pool, b_bytes}, {pool, queues > 1 ? b_bytes : 0}};
     const DeviceBuffer device_c[2] = {{pool, c_bytes}, {pool, queues > 1 ? c_bytes : 0}};
-    if (!device_a.ok() || !device_b[0].ok() || !device_b[1].ok() || !device_c[0].ok() || !device_c[1].ok()) {
+    if (!device_a.ok() || !device_b[0].ok() || !device_b[1].ok() || !device_c[0].ok() ||
+        !device_c[1].ok()) {
         log::write(log::Level::info, "%.1f MB does not fit in device memory; computing on the CPU",
                    static_cast<double>(a.bytes() + queues * (b_bytes + c_bytes)) * 1e-6);
         return Outcome::unavailable;
@@ -216,13 +233,15 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
     int64_t delivered = 0;  // panels [0, delivered) are in the caller's memory
     const auto deliver_panel = [&](int64_t p) {
         const Blas3Op panel = panel_at(p);
-        deliver(panel, static_cast<const std::byte*>(context->result[p % queues]), operand(panel, output));
+        deliver(panel, static_cast<const std::byte*>(context->result[p % queues]),
+                operand(panel, output));
         delivered = p + 1;
     };
 
     const char* step = "upload";
     int status = staging.upload(device_a.data(), a, 0);
-    if (status == 0 && queues > 1) status = plugin->event_record(context->shared_ready, context->queue[0]);
+    if (status == 0 && queues > 1)
+        status = plugin->event_record(context->shared_ready, context->queue[0]);
     for (int64_t p = 0; status == 0 && p < panels; ++p) {
         const int q = static_cast<int>(p % queues);
         if (p >= queues) {  // queue q still holds panel p - queues: deliver it first
@@ -233,8 +252,12 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
         if (p == 1 && (status = plugin->event_synchronize(context->shared_ready)) != 0) break;
         const Blas3Op panel = panel_at(p);
         step = "upload";
-        if (uses_b && (status = staging.upload(device_b[q].data(), operand(panel, Operand::b), q)) != 0) break;
-        if (uploads_c && (status = staging.upload(device_c[q].data(), operand(panel, Operand::c), q)) != 0) break;
+        if (uses_b &&
+            (status = staging.upload(device_b[q].data(), operand(panel, Operand::b), q)) != 0)
+            break;
+        if (uploads_c &&
+            (status = staging.upload(device_c[q].data(), operand(panel, Operand::c), q)) != 0)
+            break;
         Blas3Op device_op = panel;
         device_op.a = device_a.data();
         device_op.lda = std::max<int64_t>(1, a.extent.rows);

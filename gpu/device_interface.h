@@ -98,9 +98,8 @@ typedef struct {
     int (*copy_to_device_2d)(void* dev_dst, size_t dst_pitch, const void* host_src,
                              size_t src_pitch, size_t width_bytes, size_t rows,
                              gpushim_queue queue);
-    int (*copy_to_host_2d)(void* host_dst, size_t dst_pitch, const void* dev_src,
-                           size_t src_pitch, size_t width_bytes, size_t rows,
-                           gpushim_queue queue);
+    int (*copy_to_host_2d)(void* host_dst, size_t dst_pitch, const void* dev_src, size_t src_pitch,
+                           size_t width_bytes, size_t rows, gpushim_queue queue);
 
     /* Enqueue a Level-3 BLAS operation whose a, b, c point to device memory. */
     int (*blas3)(const gpushim_blas3_op* op, gpushim_queue queue);

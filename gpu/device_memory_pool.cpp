@@ -15,7 +15,8 @@ DeviceBlock DeviceMemoryPool::allocate(std::size_t bytes) {
     const std::size_t size = rounded_size(bytes);
     std::lock_guard lock(mutex_);
     // A cached block up to twice the request is reused; a larger one stays for larger calls.
-    if (auto it = free_blocks_.lower_bound(size); it != free_blocks_.end() && it->first <= 2 * size) {
+    if (auto it = free_blocks_.lower_bound(size);
+        it != free_blocks_.end() && it->first <= 2 * size) {
         const DeviceBlock block{it->second, it->first};
         cached_bytes_ -= block.size;
         free_blocks_.erase(it);

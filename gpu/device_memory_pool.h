@@ -17,7 +17,7 @@ struct DeviceBlock {
 };
 
 class DeviceMemoryPool {
-public:
+  public:
     explicit DeviceMemoryPool(const gpushim_device_plugin& plugin) : plugin_(plugin) {}
     DeviceMemoryPool(const DeviceMemoryPool&) = delete;
     DeviceMemoryPool& operator=(const DeviceMemoryPool&) = delete;
@@ -33,7 +33,7 @@ public:
     // Allocation sizes are rounded up so that blocks of similar calls can be reused.
     static std::size_t rounded_size(std::size_t bytes);
 
-private:
+  private:
     void trim_locked();
 
     const gpushim_device_plugin& plugin_;
@@ -44,10 +44,12 @@ private:
 
 // A pool block owned for the duration of one call.
 class DeviceBuffer {
-public:
+  public:
     DeviceBuffer() = default;
     DeviceBuffer(DeviceMemoryPool& pool, std::size_t bytes)
-        : pool_(&pool), needed_(bytes > 0), block_(needed_ ? pool.allocate(bytes) : DeviceBlock{}) {}
+        : pool_(&pool),
+          needed_(bytes > 0),
+          block_(needed_ ? pool.allocate(bytes) : DeviceBlock{}) {}
     DeviceBuffer(const DeviceBuffer&) = delete;
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
     ~DeviceBuffer() {
@@ -58,7 +60,7 @@ public:
     // Whether the buffer is usable: allocated, or not needed at all.
     bool ok() const { return !needed_ || block_.data != nullptr; }
 
-private:
+  private:
     DeviceMemoryPool* pool_ = nullptr;
     bool needed_ = false;
     DeviceBlock block_;

@@ -16,7 +16,7 @@ constexpr std::size_t kParallelBytes = std::size_t{1} << 20;
 // Workers wait for a job, take indices from a shared counter, and report when done.
 // Several calling threads may submit jobs: one job runs at a time.
 class CopyPool {
-public:
+  public:
     explicit CopyPool(unsigned workers) {
         for (unsigned i = 0; i < workers; ++i) {
             std::thread([this] { work(); }).detach();  // lives as long as the process
@@ -41,7 +41,7 @@ public:
         job_ = nullptr;
     }
 
-private:
+  private:
     void take_indices(const std::function<void(std::size_t)>& copy, std::size_t count) {
         for (std::size_t i = next_.fetch_add(1); i < count; i = next_.fetch_add(1)) copy(i);
     }
@@ -77,9 +77,12 @@ private:
 
 }  // namespace
 
-unsigned copy_threads() { return config().copy_threads; }
+unsigned copy_threads() {
+    return config().copy_threads;
+}
 
-void parallel_copy(std::size_t count, std::size_t total_bytes, const std::function<void(std::size_t)>& copy) {
+void parallel_copy(std::size_t count, std::size_t total_bytes,
+                   const std::function<void(std::size_t)>& copy) {
     const unsigned threads = copy_threads();
     if (threads <= 1 || count <= 1 || total_bytes < kParallelBytes) {
         for (std::size_t i = 0; i < count; ++i) copy(i);

@@ -10,7 +10,8 @@ namespace gpushim::gpu {
 
 // Calls copy(i) for i in [0, count), on up to `threads` threads including the caller, and
 // returns when all are done. Jobs below ~1 MB in total run on the caller alone.
-void parallel_copy(std::size_t count, std::size_t total_bytes, const std::function<void(std::size_t)>& copy);
+void parallel_copy(std::size_t count, std::size_t total_bytes,
+                   const std::function<void(std::size_t)>& copy);
 
 // The number of threads parallel_copy uses (GPUSHIM_COPY_THREADS, or a default).
 unsigned copy_threads();

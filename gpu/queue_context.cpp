@@ -29,7 +29,8 @@ QueueContext* create_context(const gpushim_device_plugin& plugin) {
     auto* context = new QueueContext;
     bool ok = plugin.event_create(&context->shared_ready) == 0;
     for (int q = 0; ok && q < QueueContext::kQueues; ++q) {
-        ok = plugin.queue_create(&context->queue[q]) == 0 && plugin.event_create(&context->panel_done[q]) == 0;
+        ok = plugin.queue_create(&context->queue[q]) == 0 &&
+             plugin.event_create(&context->panel_done[q]) == 0;
     }
     for (int i = 0; ok && i < 2; ++i) {
         ok = plugin.event_create(&context->chunk_done[i]) == 0 &&
@@ -39,7 +40,8 @@ QueueContext* create_context(const gpushim_device_plugin& plugin) {
     destroy_partial(plugin, context);  // nothing has been enqueued yet
     static std::atomic<bool> reported{false};
     if (!reported.exchange(true)) {
-        log::write(log::Level::warn, "cannot create device queues or pinned buffers; computing on the CPU");
+        log::write(log::Level::warn,
+                   "cannot create device queues or pinned buffers; computing on the CPU");
     }
     return nullptr;
 }

@@ -17,7 +17,7 @@ struct QueueContext {
 
     gpushim_queue queue[kQueues] = {};
     gpushim_event panel_done[kQueues] = {};  // a panel's result is in result[q]
-    gpushim_event shared_ready = nullptr;     // the operand all panels share is on the device
+    gpushim_event shared_ready = nullptr;    // the operand all panels share is on the device
     void* result[kQueues] = {};
     std::size_t result_capacity[kQueues] = {};
 

@@ -57,12 +57,22 @@ enum : int { kRowMajor = 101, kColMajor = 102 };
 inline char cblas_transpose(int value) {
     return value == 111 ? 'N' : value == 112 ? 'T' : value == 113 ? 'C' : '?';
 }
-inline char cblas_uplo(int value) { return value == 121 ? 'U' : value == 122 ? 'L' : '?'; }
-inline char cblas_diag(int value) { return value == 131 ? 'N' : value == 132 ? 'U' : '?'; }
-inline char cblas_side(int value) { return value == 141 ? 'L' : value == 142 ? 'R' : '?'; }
+inline char cblas_uplo(int value) {
+    return value == 121 ? 'U' : value == 122 ? 'L' : '?';
+}
+inline char cblas_diag(int value) {
+    return value == 131 ? 'N' : value == 132 ? 'U' : '?';
+}
+inline char cblas_side(int value) {
+    return value == 141 ? 'L' : value == 142 ? 'R' : '?';
+}
 
-inline char flip_side(char side) { return side == 'L' ? 'R' : side == 'R' ? 'L' : side; }
-inline char flip_uplo(char uplo) { return uplo == 'U' ? 'L' : uplo == 'L' ? 'U' : uplo; }
+inline char flip_side(char side) {
+    return side == 'L' ? 'R' : side == 'R' ? 'L' : side;
+}
+inline char flip_uplo(char uplo) {
+    return uplo == 'U' ? 'L' : uplo == 'L' ? 'U' : uplo;
+}
 
 // The transposition of a rank-k/2k update seen from the other layout: N and the routine's
 // own transposition (T, or C for the Hermitian ones; both for real data) trade places.
@@ -96,9 +106,10 @@ GPUSHIM_INLINE void apply_layout(Blas3Op& op, int layout) {
 
 // --- Fortran ------------------------------------------------------------------------------
 template <class T, class A, class B, class I>
-GPUSHIM_INLINE Blas3Op fortran_gemm_op(gpushim_blas3_kind kind, const char* transa, const char* transb, const I* m,
-                        const I* n, const I* k, const A* alpha, const T* a, const I* lda, const T* b,
-                        const I* ldb, const B* beta, T* c, const I* ldc) {
+GPUSHIM_INLINE Blas3Op fortran_gemm_op(gpushim_blas3_kind kind, const char* transa,
+                                       const char* transb, const I* m, const I* n, const I* k,
+                                       const A* alpha, const T* a, const I* lda, const T* b,
+                                       const I* ldb, const B* beta, T* c, const I* ldc) {
     Blas3Op op = blank_op(kind, precision_of<T>());
     op.transa = fortran_flag(transa);
     op.transb = fortran_flag(transb);
@@ -117,9 +128,10 @@ GPUSHIM_INLINE Blas3Op fortran_gemm_op(gpushim_blas3_kind kind, const char* tran
 }
 
 template <class T, class A, class B, class I>
-GPUSHIM_INLINE Blas3Op fortran_symm_op(gpushim_blas3_kind kind, const char* side, const char* uplo, const I* m,
-                        const I* n, const A* alpha, const T* a, const I* lda, const T* b, const I* ldb,
-                        const B* beta, T* c, const I* ldc) {
+GPUSHIM_INLINE Blas3Op fortran_symm_op(gpushim_blas3_kind kind, const char* side, const char* uplo,
+                                       const I* m, const I* n, const A* alpha, const T* a,
+                                       const I* lda, const T* b, const I* ldb, const B* beta, T* c,
+                                       const I* ldc) {
     Blas3Op op = blank_op(kind, precision_of<T>());
     op.side = fortran_flag(side);
     op.uplo = fortran_flag(uplo);
@@ -137,9 +149,10 @@ GPUSHIM_INLINE Blas3Op fortran_symm_op(gpushim_blas3_kind kind, const char* side
 }
 
 template <class T, class A, class B, class I>
-GPUSHIM_INLINE Blas3Op fortran_rank_k_op(gpushim_blas3_kind kind, const char* uplo, const char* trans, const I* n,
-                          const I* k, const A* alpha, const T* a, const I* lda, const B* beta, T* c,
-                          const I* ldc) {
+GPUSHIM_INLINE Blas3Op fortran_rank_k_op(gpushim_blas3_kind kind, const char* uplo,
+                                         const char* trans, const I* n, const I* k, const A* alpha,
+                                         const T* a, const I* lda, const B* beta, T* c,
+                                         const I* ldc) {
     Blas3Op op = blank_op(kind, precision_of<T>());
     op.uplo = fortran_flag(uplo);
     op.transa = fortran_flag(trans);
@@ -155,9 +168,10 @@ GPUSHIM_INLINE Blas3Op fortran_rank_k_op(gpushim_blas3_kind kind, const char* up
 }
 
 template <class T, class A, class B, class I>
-GPUSHIM_INLINE Blas3Op fortran_rank_2k_op(gpushim_blas3_kind kind, const char* uplo, const char* trans, const I* n,
-                           const I* k, const A* alpha, const T* a, const I* lda, const T* b,
-                           const I* ldb, const B* beta, T* c, const I* ldc) {
+GPUSHIM_INLINE Blas3Op fortran_rank_2k_op(gpushim_blas3_kind kind, const char* uplo,
+                                          const char* trans, const I* n, const I* k, const A* alpha,
+                                          const T* a, const I* lda, const T* b, const I* ldb,
+                                          const B* beta, T* c, const I* ldc) {
     Blas3Op op = fortran_rank_k_op(kind, uplo, trans, n, k, alpha, a, lda, beta, c, ldc);
     op.b = b;
     op.ldb = *ldb;
@@ -165,9 +179,10 @@ GPUSHIM_INLINE Blas3Op fortran_rank_2k_op(gpushim_blas3_kind kind, const char* u
 }
 
 template <class T, class A, class I>
-GPUSHIM_INLINE Blas3Op fortran_triangular_op(gpushim_blas3_kind kind, const char* side, const char* uplo,
-                              const char* transa, const char* diag, const I* m, const I* n,
-                              const A* alpha, const T* a, const I* lda, T* b, const I* ldb) {
+GPUSHIM_INLINE Blas3Op fortran_triangular_op(gpushim_blas3_kind kind, const char* side,
+                                             const char* uplo, const char* transa, const char* diag,
+                                             const I* m, const I* n, const A* alpha, const T* a,
+                                             const I* lda, T* b, const I* ldb) {
     Blas3Op op = blank_op(kind, precision_of<T>());
     op.side = fortran_flag(side);
     op.uplo = fortran_flag(uplo);
@@ -185,9 +200,9 @@ GPUSHIM_INLINE Blas3Op fortran_triangular_op(gpushim_blas3_kind kind, const char
 
 // --- CBLAS --------------------------------------------------------------------------------
 template <class T, class A, class B, class I>
-GPUSHIM_INLINE Blas3Op cblas_gemm_op(gpushim_blas3_kind kind, int layout, int transa, int transb, I m, I n, I k,
-                      CblasScalar<A> alpha, const T* a, I lda, const T* b, I ldb,
-                      CblasScalar<B> beta, T* c, I ldc) {
+GPUSHIM_INLINE Blas3Op cblas_gemm_op(gpushim_blas3_kind kind, int layout, int transa, int transb,
+                                     I m, I n, I k, CblasScalar<A> alpha, const T* a, I lda,
+                                     const T* b, I ldb, CblasScalar<B> beta, T* c, I ldc) {
     Blas3Op op = blank_op(kind, precision_of<T>());
     op.transa = cblas_transpose(transa);
     op.transb = cblas_transpose(transb);
@@ -207,9 +222,9 @@ GPUSHIM_INLINE Blas3Op cblas_gemm_op(gpushim_blas3_kind kind, int layout, int tr
 }
 
 template <class T, class A, class B, class I>
-GPUSHIM_INLINE Blas3Op cblas_symm_op(gpushim_blas3_kind kind, int layout, int side, int uplo, I m, I n,
-                      CblasScalar<A> alpha, const T* a, I lda, const T* b, I ldb,
-                      CblasScalar<B> beta, T* c, I ldc) {
+GPUSHIM_INLINE Blas3Op cblas_symm_op(gpushim_blas3_kind kind, int layout, int side, int uplo, I m,
+                                     I n, CblasScalar<A> alpha, const T* a, I lda, const T* b,
+                                     I ldb, CblasScalar<B> beta, T* c, I ldc) {
     Blas3Op op = blank_op(kind, precision_of<T>());
     op.side = cblas_side(side);
     op.uplo = cblas_uplo(uplo);
@@ -228,8 +243,9 @@ GPUSHIM_INLINE Blas3Op cblas_symm_op(gpushim_blas3_kind kind, int layout, int si
 }
 
 template <class T, class A, class B, class I>
-GPUSHIM_INLINE Blas3Op cblas_rank_k_op(gpushim_blas3_kind kind, int layout, int uplo, int trans, I n, I k,
-                        CblasScalar<A> alpha, const T* a, I lda, CblasScalar<B> beta, T* c, I ldc) {
+GPUSHIM_INLINE Blas3Op cblas_rank_k_op(gpushim_blas3_kind kind, int layout, int uplo, int trans,
+                                       I n, I k, CblasScalar<A> alpha, const T* a, I lda,
+                                       CblasScalar<B> beta, T* c, I ldc) {
     Blas3Op op = blank_op(kind, precision_of<T>());
     op.uplo = cblas_uplo(uplo);
     op.transa = cblas_transpose(trans);
@@ -246,9 +262,9 @@ GPUSHIM_INLINE Blas3Op cblas_rank_k_op(gpushim_blas3_kind kind, int layout, int 
 }
 
 template <class T, class A, class B, class I>
-GPUSHIM_INLINE Blas3Op cblas_rank_2k_op(gpushim_blas3_kind kind, int layout, int uplo, int trans, I n, I k,
-                         CblasScalar<A> alpha, const T* a, I lda, const T* b, I ldb,
-                         CblasScalar<B> beta, T* c, I ldc) {
+GPUSHIM_INLINE Blas3Op cblas_rank_2k_op(gpushim_blas3_kind kind, int layout, int uplo, int trans,
+                                        I n, I k, CblasScalar<A> alpha, const T* a, I lda,
+                                        const T* b, I ldb, CblasScalar<B> beta, T* c, I ldc) {
     Blas3Op op = blank_op(kind, precision_of<T>());
     op.uplo = cblas_uplo(uplo);
     op.transa = cblas_transpose(trans);
@@ -267,8 +283,9 @@ GPUSHIM_INLINE Blas3Op cblas_rank_2k_op(gpushim_blas3_kind kind, int layout, int
 }
 
 template <class T, class A, class B, class I>
-GPUSHIM_INLINE Blas3Op cblas_triangular_op(gpushim_blas3_kind kind, int layout, int side, int uplo, int transa,
-                            int diag, I m, I n, CblasScalar<A> alpha, const T* a, I lda, T* b, I ldb) {
+GPUSHIM_INLINE Blas3Op cblas_triangular_op(gpushim_blas3_kind kind, int layout, int side, int uplo,
+                                           int transa, int diag, I m, I n, CblasScalar<A> alpha,
+                                           const T* a, I lda, T* b, I ldb) {
     Blas3Op op = blank_op(kind, precision_of<T>());
     op.side = cblas_side(side);
     op.uplo = cblas_uplo(uplo);

@@ -9,7 +9,7 @@ namespace gpushim::shim {
 
 template <class Function>
 class CpuFunction {
-public:
+  public:
     constexpr explicit CpuFunction(const char* symbol) : symbol_(symbol) {}
 
     Function* get() {
@@ -22,7 +22,7 @@ public:
         return function;
     }
 
-private:
+  private:
     const char* symbol_;
     std::atomic<Function*> function_{nullptr};
 };

@@ -4,8 +4,8 @@
 // and every N-th device operation fails on request (GPUSHIM_HOSTSIM_FAIL_EVERY);
 // GPUSHIM_HOSTSIM_INIT_MS makes initialisation take that long.
 #include <atomic>
-#include <chrono>
 #include <charconv>
+#include <chrono>
 #include <complex>
 #include <cstdint>
 #include <cstdlib>
@@ -76,19 +76,27 @@ int init(const gpushim_host_services* services) {
     d.capacity = parse_unsigned("GPUSHIM_HOSTSIM_MEMORY", std::numeric_limits<std::size_t>::max());
     d.fail_every = parse_unsigned("GPUSHIM_HOSTSIM_FAIL_EVERY", 0);
     // A slow initialisation, like CUDA's, for tests of what happens meanwhile.
-    std::this_thread::sleep_for(std::chrono::milliseconds(parse_unsigned("GPUSHIM_HOSTSIM_INIT_MS", 0)));
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(parse_unsigned("GPUSHIM_HOSTSIM_INIT_MS", 0)));
     return kOk;
 }
 
-const char* device_description() { return "host-simulated device (tests only)"; }
+const char* device_description() {
+    return "host-simulated device (tests only)";
+}
 
 const char* describe_error(int status) {
     switch (status) {
-        case kOutOfMemory: return "hostsim: out of device memory";
-        case kInjectedFault: return "hostsim: injected fault";
-        case kUnsupported: return "hostsim: operation not supported";
-        case kUnknownPointer: return "hostsim: pointer is not device memory";
-        default: return "hostsim: unknown status";
+        case kOutOfMemory:
+            return "hostsim: out of device memory";
+        case kInjectedFault:
+            return "hostsim: injected fault";
+        case kUnsupported:
+            return "hostsim: operation not supported";
+        case kUnknownPointer:
+            return "hostsim: pointer is not device memory";
+        default:
+            return "hostsim: unknown status";
     }
 }
 
@@ -142,7 +150,9 @@ int queue_destroy(gpushim_queue queue) {
     delete reinterpret_cast<Queue*>(queue);
     return kOk;
 }
-int queue_synchronize(gpushim_queue) { return kOk; }
+int queue_synchronize(gpushim_queue) {
+    return kOk;
+}
 int event_create(gpushim_event* event) {
     *event = reinterpret_cast<gpushim_event>(new Event);
     return kOk;
@@ -151,14 +161,18 @@ int event_destroy(gpushim_event event) {
     delete reinterpret_cast<Event*>(event);
     return kOk;
 }
-int event_record(gpushim_event, gpushim_queue) { return kOk; }
-int event_synchronize(gpushim_event) { return kOk; }
+int event_record(gpushim_event, gpushim_queue) {
+    return kOk;
+}
+int event_synchronize(gpushim_event) {
+    return kOk;
+}
 
-void copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch, std::size_t width,
-             std::size_t rows) {
+void copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+             std::size_t width, std::size_t rows) {
     for (std::size_t r = 0; r < rows; ++r) {
-        std::memcpy(static_cast<char*>(dst) + r * dst_pitch, static_cast<const char*>(src) + r * src_pitch,
-                    width);
+        std::memcpy(static_cast<char*>(dst) + r * dst_pitch,
+                    static_cast<const char*>(src) + r * src_pitch, width);
     }
 }
 
@@ -179,7 +193,7 @@ int copy_to_host_2d(void* dst, std::size_t dst_pitch, const void* src, std::size
 // BLAS on the CPU library, through its 32-bit Fortran interface.
 template <class T>
 int run_blas3(const gpushim_blas3_op& op, char prefix) {
-    static constexpr const char* kNames[] = {"gemm", "symm", "hemm", "syrk", "herk",
+    static constexpr const char* kNames[] = {"gemm",  "symm",  "hemm", "syrk", "herk",
                                              "syr2k", "her2k", "trmm", "trsm"};
     const std::string symbol = std::string(1, prefix) + kNames[op.kind] + "_";
     void* function = device().services->resolve_cpu_symbol(symbol.c_str());
@@ -190,10 +204,14 @@ int run_blas3(const gpushim_blas3_op& op, char prefix) {
 int blas3(const gpushim_blas3_op* op, gpushim_queue) {
     if (int status = operation(); status != kOk) return status;
     switch (op->precision) {
-        case GPUSHIM_PREC_S: return run_blas3<float>(*op, 's');
-        case GPUSHIM_PREC_D: return run_blas3<double>(*op, 'd');
-        case GPUSHIM_PREC_C: return run_blas3<std::complex<float>>(*op, 'c');
-        case GPUSHIM_PREC_Z: return run_blas3<std::complex<double>>(*op, 'z');
+        case GPUSHIM_PREC_S:
+            return run_blas3<float>(*op, 's');
+        case GPUSHIM_PREC_D:
+            return run_blas3<double>(*op, 'd');
+        case GPUSHIM_PREC_C:
+            return run_blas3<std::complex<float>>(*op, 'c');
+        case GPUSHIM_PREC_Z:
+            return run_blas3<std::complex<double>>(*op, 'z');
     }
     return kUnsupported;
 }
@@ -223,6 +241,7 @@ const gpushim_device_plugin kPlugin{
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const gpushim_device_plugin* gpushim_device_plugin_v1() {
+extern "C" __attribute__((visibility("default"))) const gpushim_device_plugin*
+gpushim_device_plugin_v1() {
     return &kPlugin;
 }

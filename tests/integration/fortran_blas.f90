@@ -60,24 +60,17 @@ contains
     end do
   end subroutine
 
-  ! op(X) as a dense matrix, X stored in x(1:r, 1:c)
+  ! The real helpers below go through the complex ones (mm_d, close_d, tri_d): with zero
+  ! imaginary parts, the real parts of the complex results are the real results, bit for bit.
+
+  ! op(X) as a dense matrix, X stored in x(1:r, 1:c); t = 'N', 'T' or 'C'
   function op_d(t, x, r, c) result(y)
     character, intent(in) :: t
     real(dp), intent(in) :: x(:, :)
     integer, intent(in) :: r, c
     real(dp), allocatable :: y(:, :)
-    integer :: i, j
-    if (t == 'N') then
-      allocate (y(r, c))
-      y = x(1:r, 1:c)
-    else
-      allocate (y(c, r))
-      do j = 1, c
-        do i = 1, r
-          y(j, i) = x(i, j)
-        end do
-      end do
-    end if
+    y = x(1:r, 1:c)
+    if (t /= 'N') y = transpose(y)
   end function
 
   function op_z(t, x, r, c) result(y)
@@ -85,34 +78,16 @@ contains
     complex(dp), intent(in) :: x(:, :)
     integer, intent(in) :: r, c
     complex(dp), allocatable :: y(:, :)
-    integer :: i, j
-    if (t == 'N') then
-      allocate (y(r, c))
-      y = x(1:r, 1:c)
-    else
-      allocate (y(c, r))
-      do j = 1, c
-        do i = 1, r
-          y(j, i) = x(i, j)
-          if (t == 'C') y(j, i) = conjg(x(i, j))
-        end do
-      end do
-    end if
+    y = x(1:r, 1:c)
+    if (t /= 'N') y = transpose(y)
+    if (t == 'C') y = conjg(y)
   end function
 
   ! naive products (no matmul intrinsic: the reference must not depend on any BLAS)
   function mm_d(a, b) result(c)
     real(dp), intent(in) :: a(:, :), b(:, :)
     real(dp) :: c(size(a, 1), size(b, 2))
-    integer :: i, j, l
-    c = 0
-    do j = 1, size(b, 2)
-      do l = 1, size(a, 2)
-        do i = 1, size(a, 1)
-          c(i, j) = c(i, j) + a(i, l) * b(l, j)
-        end do
-      end do
-    end do
+    c = real(mm_z(cmplx(a, 0, dp), cmplx(b, 0, dp)), dp)
   end function
 
   function mm_z(a, b) result(c)
@@ -142,9 +117,7 @@ contains
   ! |got - want| <= tol * scale elementwise (scale = the |.| version of the computation)
   logical function close_d(got, want, scale, tol)
     real(dp), intent(in) :: got(:, :), want(:, :), scale(:, :), tol
-    close_d = all(abs(got - want) <= tol * scale + tiny(1.0_dp))
-    if (.not. close_d) print '("  max error ", es10.3, " max allowed ", es10.3)', &
-      maxval(abs(got - want)), maxval(tol * scale)
+    close_d = close_z(cmplx(got, 0, dp), cmplx(want, 0, dp), scale, tol)
   end function
 
   logical function close_z(got, want, scale, tol)
@@ -251,19 +224,26 @@ contains
   end subroutine
 
   ! ---- triangular: the dense matrix the routine must see --------------------------------
+  ! .true. where (i, j) lies in the uplo ('U' or 'L') triangle of an n x n matrix, diagonal
+  ! included
+  function tri_mask(uplo, n) result(mask)
+    character, intent(in) :: uplo
+    integer, intent(in) :: n
+    logical :: mask(n, n)
+    integer :: i, j
+    do j = 1, n
+      do i = 1, n
+        mask(i, j) = (uplo == 'U' .and. i <= j) .or. (uplo == 'L' .and. i >= j)
+      end do
+    end do
+  end function
+
   function tri_d(a, n, uplo, diag) result(t)
     real(dp), intent(in) :: a(:, :)
     integer, intent(in) :: n
     character, intent(in) :: uplo, diag
     real(dp) :: t(n, n)
-    integer :: i, j
-    t = 0
-    do j = 1, n
-      do i = 1, n
-        if ((uplo == 'U' .and. i <= j) .or. (uplo == 'L' .and. i >= j)) t(i, j) = a(i, j)
-      end do
-      if (diag == 'U') t(j, j) = 1
-    end do
+    t = real(tri_z(cmplx(a, 0, dp), n, uplo, diag), dp)
   end function
 
   function tri_z(a, n, uplo, diag) result(t)
@@ -271,14 +251,13 @@ contains
     integer, intent(in) :: n
     character, intent(in) :: uplo, diag
     complex(dp) :: t(n, n)
-    integer :: i, j
-    t = 0
-    do j = 1, n
-      do i = 1, n
-        if ((uplo == 'U' .and. i <= j) .or. (uplo == 'L' .and. i >= j)) t(i, j) = a(i, j)
+    integer :: j
+    t = merge(a(1:n, 1:n), (0.0_dp, 0.0_dp), tri_mask(uplo, n))
+    if (diag == 'U') then
+      do j = 1, n
+        t(j, j) = 1
       end do
-      if (diag == 'U') t(j, j) = 1
-    end do
+    end if
   end function
 
   subroutine test_dtrsm(m, n)
@@ -361,7 +340,8 @@ contains
     integer, intent(in) :: n, k
     real(dp), allocatable :: a(:, :), c(:, :), c0(:, :), oa(:, :), full(:, :), scale(:, :)
     real(dp), parameter :: alpha = -0.9_dp, beta = 0.4_dp
-    integer :: iu, it, i, j
+    integer :: iu, it
+    logical, allocatable :: inside(:, :)
     logical :: ok, untouched
     character(64) :: what
     do iu = 1, 2
@@ -378,16 +358,10 @@ contains
         oa = op_d(tr(it), a, size(a, 1), size(a, 2))
         full = alpha * mm_d(oa, transpose(oa)) + beta * c0(1:n, :)
         scale = abs(alpha) * mm_d(abs(oa), transpose(abs(oa))) + abs(beta) * abs(c0(1:n, :))
-        ok = .true.; untouched = all(c(n + 1:, :) == c0(n + 1:, :))
-        do j = 1, n
-          do i = 1, n
-            if ((uplos(iu) == 'U' .and. i <= j) .or. (uplos(iu) == 'L' .and. i >= j)) then
-              ok = ok .and. abs(c(i, j) - full(i, j)) <= 4 * (k + 2) * epsilon(1.0_dp) * scale(i, j)
-            else
-              untouched = untouched .and. c(i, j) == c0(i, j)
-            end if
-          end do
-        end do
+        inside = tri_mask(uplos(iu), n)
+        ok = all(abs(c(1:n, :) - full) <= 4 * (k + 2) * epsilon(1.0_dp) * scale .or. .not. inside)
+        untouched = all(c(1:n, :) == c0(1:n, :) .or. inside) .and. &
+                    all(c(n + 1:, :) == c0(n + 1:, :))
         write (what, '("dsyrk ", 2a1)') uplos(iu), tr(it)
         call verdict(ok, trim(what))
         call verdict(untouched, trim(what)//' other triangle and padding untouched')
@@ -401,7 +375,8 @@ contains
     complex(dp), allocatable :: a(:, :), c(:, :), c0(:, :), oa(:, :), full(:, :)
     real(dp), allocatable :: scale(:, :)
     real(dp), parameter :: alpha = 0.8_dp, beta = 1.2_dp
-    integer :: iu, it, i, j
+    integer :: iu, it, j
+    logical, allocatable :: inside(:, :)
     logical :: ok, untouched
     character(64) :: what
     do iu = 1, 2
@@ -422,17 +397,10 @@ contains
         full = alpha * mm_z(oa, conjg(transpose(oa))) + beta * c0
         scale = abs(alpha) * real(mm_z(cmplx(abs(oa), 0, dp), cmplx(transpose(abs(oa)), 0, dp)), &
                                   dp) + abs(beta) * abs(c0)
-        ok = .true.; untouched = .true.
-        do j = 1, n
-          do i = 1, n
-            if ((uplos(iu) == 'U' .and. i <= j) .or. (uplos(iu) == 'L' .and. i >= j)) then
-              ok = ok .and. abs(c(i, j) - full(i, j)) <= 8 * (k + 2) * epsilon(1.0_dp) * scale(i, j)
-            else
-              untouched = untouched .and. c(i, j) == c0(i, j)
-            end if
-          end do
-          ok = ok .and. aimag(c(j, j)) == 0   ! set to zero on exit
-        end do
+        inside = tri_mask(uplos(iu), n)
+        ok = all(abs(c - full) <= 8 * (k + 2) * epsilon(1.0_dp) * scale .or. .not. inside)
+        ok = ok .and. all([(aimag(c(j, j)) == 0, j = 1, n)])   ! set to zero on exit
+        untouched = all(c == c0 .or. inside)
         write (what, '("zherk ", a1, i0)') uplos(iu), it
         call verdict(ok, trim(what))
         call verdict(untouched, trim(what)//' other triangle untouched')
@@ -446,7 +414,7 @@ contains
     integer, intent(in) :: m, n
     real(dp), allocatable :: a(:, :), b(:, :), c(:, :), c0(:, :), s(:, :), want(:, :), scale(:, :)
     real(dp), parameter :: alpha = 1.25_dp, beta = -0.5_dp
-    integer :: is, iu, ka, i, j
+    integer :: is, iu, ka
     character(64) :: what
     do is = 1, 2
       do iu = 1, 2
@@ -454,13 +422,7 @@ contains
         allocate (a(ka, ka), b(m, n), c(m, n), s(ka, ka))
         call fill_d(a); call fill_d(b); call fill_d(c)
         c0 = c
-        do j = 1, ka
-          do i = 1, ka
-            if ((uplos(iu) == 'U' .and. i <= j) .or. (uplos(iu) == 'L' .and. i >= j)) then
-              s(i, j) = a(i, j); s(j, i) = a(i, j)
-            end if
-          end do
-        end do
+        s = merge(a, transpose(a), tri_mask(uplos(iu), ka))   ! the uplo triangle, mirrored
         call dsymm(sides(is), uplos(iu), m, n, alpha, a, ka, b, m, beta, c, m)
         if (sides(is) == 'L') then
           want = alpha * mm_d(s, b) + beta * c0
@@ -481,7 +443,7 @@ contains
     complex(dp), allocatable :: a(:, :), b(:, :), c(:, :), c0(:, :), h(:, :), want(:, :)
     real(dp), allocatable :: scale(:, :)
     complex(dp), parameter :: alpha = (0.3_dp, 0.9_dp), beta = (-1.0_dp, 0.25_dp)
-    integer :: is, iu, ka, i, j
+    integer :: is, iu, ka, j
     character(64) :: what
     do is = 1, 2
       do iu = 1, 2
@@ -489,12 +451,8 @@ contains
         allocate (a(ka, ka), b(m, n), c(m, n), h(ka, ka))
         call fill_z(a); call fill_z(b); call fill_z(c)
         c0 = c
+        h = merge(a, conjg(transpose(a)), tri_mask(uplos(iu), ka))   ! the uplo triangle, mirrored
         do j = 1, ka
-          do i = 1, ka
-            if ((uplos(iu) == 'U' .and. i < j) .or. (uplos(iu) == 'L' .and. i > j)) then
-              h(i, j) = a(i, j); h(j, i) = conjg(a(i, j))
-            end if
-          end do
           h(j, j) = real(a(j, j), dp)     ! imaginary part of the diagonal is not used
         end do
         call zhemm(sides(is), uplos(iu), m, n, alpha, a, ka, b, m, beta, c, m)
@@ -554,7 +512,8 @@ contains
     real(dp), allocatable :: a(:, :), b(:, :), c(:, :), c0(:, :), oa(:, :), ob(:, :)
     real(dp), allocatable :: full(:, :), scale(:, :)
     real(dp), parameter :: alpha = 0.6_dp, beta = 2.0_dp
-    integer :: iu, it, i, j
+    integer :: iu, it
+    logical, allocatable :: inside(:, :)
     logical :: ok, untouched
     character(64) :: what
     do iu = 1, 2
@@ -572,16 +531,9 @@ contains
         full = alpha * (mm_d(oa, transpose(ob)) + mm_d(ob, transpose(oa))) + beta * c0
         scale = abs(alpha) * (mm_d(abs(oa), transpose(abs(ob))) + mm_d(abs(ob), transpose(abs(oa)))) &
                 + abs(beta) * abs(c0)
-        ok = .true.; untouched = .true.
-        do j = 1, n
-          do i = 1, n
-            if ((uplos(iu) == 'U' .and. i <= j) .or. (uplos(iu) == 'L' .and. i >= j)) then
-              ok = ok .and. abs(c(i, j) - full(i, j)) <= 8 * (k + 2) * epsilon(1.0_dp) * scale(i, j)
-            else
-              untouched = untouched .and. c(i, j) == c0(i, j)
-            end if
-          end do
-        end do
+        inside = tri_mask(uplos(iu), n)
+        ok = all(abs(c - full) <= 8 * (k + 2) * epsilon(1.0_dp) * scale .or. .not. inside)
+        untouched = all(c == c0 .or. inside)
         write (what, '("dsyr2k ", 2a1)') uplos(iu), tr(it)
         call verdict(ok, trim(what))
         call verdict(untouched, trim(what)//' other triangle untouched')

@@ -303,12 +303,9 @@ def child(args) -> int:
 # driver
 # ----------------------------------------------------------------------------------------
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = st.arg_parser(__doc__, python=sys.executable)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--shim")
     ap.add_argument("--baseline", action="store_true", help="run the checks without the shim")
-    ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--fail-every", type=int, default=0)
     ap.add_argument("--threads", type=int, default=8)
     args = ap.parse_args()
@@ -325,26 +322,15 @@ def main() -> int:
         res = st.run([args.python, os.path.abspath(__file__), "--child",
                       "--threads", str(args.threads)], env, cwd=tmp, timeout=900)
         st.log(res.stdout.rstrip())
-        if res.stderr.strip():
-            st.log("--- stderr ---\n" + st.tail(res.stderr, 80))
+        st.log_stderr(res, 80)
         if res.returncode == st.SKIP:
             st.skip(f"NumPy is not importable by {args.python}")
         problems = []
         if res.returncode != 0:
             problems.append(f"child exit code {res.returncode}")
         if shim is not None:
-            files = st.report_files(tmp)
-            if not files:
-                problems.append("no JSON report written")
-            else:
-                rep = st.load_reports(tmp)
-                st.log("report:\n" + st.format_report(rep))
-                problems += st.check_report(rep, gpu=GPU_EXPECTED, faults=args.fail_every > 0)
-    for p in problems:
-        st.log(f"FAIL: {p}")
-    if not problems:
-        st.log("OK")
-    return 1 if problems else 0
+            problems += st.check_reports(tmp, gpu=GPU_EXPECTED, faults=args.fail_every > 0)
+    return st.finish(problems)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -21,10 +20,7 @@ import shimtest as st  # noqa: E402
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--shim")
-    ap.add_argument("--python", default="/usr/bin/python3")
+    ap = st.arg_parser(__doc__, python="/usr/bin/python3")
     ap.add_argument("script")
     args = ap.parse_args()
     shim = st.find_shim(args.shim)
@@ -48,21 +44,12 @@ def main() -> int:
         env = st.make_env(shim, tmp, threshold=None)
         res = st.run([args.python, args.script], env, cwd=tmp)
         st.log(res.stdout.rstrip())
-        if res.stderr.strip():
-            st.log("--- stderr ---\n" + st.tail(res.stderr, 40))
+        st.log_stderr(res)
         if res.returncode != 0 or "all results OK" not in res.stdout:
             problems.append(f"{backend} run: exit {res.returncode}")
-        if not st.report_files(tmp):
-            problems.append(f"{backend} run: no JSON report")
-        else:
-            rep = st.load_reports(tmp)
-            st.log("report:\n" + st.format_report(rep))
-            problems += st.check_report(rep, gpu=["dgemm", "sgemm", "zgemm", "dsyrk"])
-    for p in problems:
-        st.log(f"FAIL: {p}")
-    if not problems:
-        st.log("OK")
-    return 1 if problems else 0
+        problems += [f"{backend} run: {p}" for p in
+                     st.check_reports(tmp, gpu=["dgemm", "sgemm", "zgemm", "dsyrk"])]
+    return st.finish(problems)
 
 
 if __name__ == "__main__":

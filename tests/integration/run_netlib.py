@@ -20,7 +20,6 @@ routine tested, plus some fallback when faults are injected.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shutil
@@ -84,9 +83,7 @@ def check_output(text: str, kind: str, routines: list[str], errexits: bool) -> l
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--shim")
+    ap = st.arg_parser(__doc__)
     ap.add_argument("--baseline", action="store_true", help="run without the shim")
     ap.add_argument("--kind", choices=("f77", "cblas"), required=True)
     ap.add_argument("--prec", choices=tuple("sdcz"), required=True)
@@ -131,8 +128,7 @@ def main() -> int:
             with open(path, errors="replace") as f:
                 text = f.read() + "\n" + text
         st.log(text.rstrip())
-        if res.stderr.strip():
-            st.log("--- stderr ---\n" + st.tail(res.stderr, 40))
+        st.log_stderr(res)
 
         problems = []
         if res.returncode != 0:
@@ -151,13 +147,8 @@ def main() -> int:
             want = [re.sub(r"^cblas_", "", r).lower() for r in routines]
             problems += st.check_report(rep, gpu=want, faults=args.fail_every > 0)
 
-    if problems:
-        for p in problems:
-            st.log(f"FAIL: {p}")
-        return 1
-    st.log(f"OK: {os.path.basename(exe)}: all {len(routines)} routines passed"
-           + ("" if shim is None else " under the shim"))
-    return 0
+    return st.finish(problems, f"OK: {os.path.basename(exe)}: all {len(routines)} routines passed"
+                               + ("" if shim is None else " under the shim"))
 
 
 if __name__ == "__main__":

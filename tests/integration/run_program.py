@@ -23,9 +23,7 @@ import shimtest as st  # noqa: E402
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--shim")
+    ap = st.arg_parser(__doc__)
     ap.add_argument("--preload", action="store_true")
     ap.add_argument("--fail-every", type=int, default=0)
     ap.add_argument("--expect-gpu", default="")
@@ -49,8 +47,7 @@ def main() -> int:
         st.log(st.tail(res.stdout, 100))
         if res.returncode == st.SKIP:
             st.skip(f"{os.path.basename(cmd[0])} says a prerequisite is missing")
-        if res.stderr.strip():
-            st.log("--- stderr ---\n" + st.tail(res.stderr, 60))
+        st.log_stderr(res, 60)
         problems = []
         if res.returncode != 0:
             problems.append(f"exit code {res.returncode}")
@@ -60,17 +57,8 @@ def main() -> int:
         elif int(m.group(1)) == 0 or int(m.group(2)) != 0:
             problems.append(f"the program says: {m.group(0)}")
         want = [r for r in args.expect_gpu.split(",") if r]
-        if not st.report_files(tmp):
-            problems.append("no JSON report written")
-        else:
-            rep = st.load_reports(tmp)
-            st.log("report:\n" + st.format_report(rep))
-            problems += st.check_report(rep, gpu=want, faults=args.fail_every > 0)
-    for p in problems:
-        st.log(f"FAIL: {p}")
-    if not problems:
-        st.log("OK")
-    return 1 if problems else 0
+        problems += st.check_reports(tmp, gpu=want, faults=args.fail_every > 0)
+    return st.finish(problems)
 
 
 if __name__ == "__main__":

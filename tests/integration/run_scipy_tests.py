@@ -17,7 +17,6 @@ routines listed in GPU_EXPECTED (Debian's SciPy calls dgemm_, pip SciPy scipy_dg
 """
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
@@ -49,10 +48,7 @@ def outcomes(xml_path: str) -> dict[str, str]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--shim")
-    ap.add_argument("--python", default=sys.executable)
+    ap = st.arg_parser(__doc__, python=sys.executable)
     ap.add_argument("--fail-every", type=int, default=0)
     ap.add_argument("--deselect", action="append", default=[],
                     help="pytest node id (relative to the tests folder) to leave out")
@@ -116,21 +112,10 @@ def main() -> int:
         if shim_rc not in (0, 1) or (shim_rc == 1 and not native_fail):
             problems.append(f"pytest under the shim exited {shim_rc} (baseline {base_rc})")
 
-        files_r = st.report_files(rdir)
-        if not files_r:
-            problems.append("no JSON report written")
-        else:
-            rep = st.load_reports(rdir)
-            st.log("report:\n" + st.format_report(rep))
-            problems += st.check_report(rep, gpu=GPU_EXPECTED, faults=args.fail_every > 0)
+        problems += st.check_reports(rdir, gpu=GPU_EXPECTED, faults=args.fail_every > 0)
 
-    for p in problems:
-        st.log(f"FAIL: {p}")
-    if problems:
-        return 1
-    st.log(f"OK: {n_pass} tests pass with and without the shim, "
-           f"{len(native_fail)} native failures ignored")
-    return 0
+    return st.finish(problems, f"OK: {n_pass} tests pass with and without the shim, "
+                               f"{len(native_fail)} native failures ignored")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ Conventions
 """
 from __future__ import annotations
 
+import argparse
 import glob
 import json
 import os
@@ -64,6 +65,17 @@ def hostsim_only(what: str) -> None:
 def fail(msg: str) -> "NoReturn":  # noqa: F821
     log(f"FAIL: {msg}")
     sys.exit(1)
+
+
+def arg_parser(doc: str, *, python: str | None = None) -> argparse.ArgumentParser:
+    """The driver's command line: its docstring as the help text, --shim, and with `python`
+    (the interpreter the children run by default) --python."""
+    ap = argparse.ArgumentParser(description=doc,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--shim")
+    if python is not None:
+        ap.add_argument("--python", default=python)
+    return ap
 
 
 def find_shim(arg: str | None) -> str:
@@ -190,6 +202,32 @@ def check_report(rep: dict, *, gpu: list[str] = (), faults: bool = False) -> lis
     if faults and gpu and sum(r["gpu_calls"] for r in rep.values()) <= 0:
         problems.append("fault injection was on and no call at all completed on the device")
     return problems
+
+
+def check_reports(report_dir: str, *, gpu: list[str] = (), faults: bool = False) -> list[str]:
+    """Problems with the JSON reports in report_dir: none written, or what check_report finds
+    in their sum (which is logged)."""
+    if not report_files(report_dir):
+        return ["no JSON report written"]
+    rep = load_reports(report_dir)
+    log("report:\n" + format_report(rep))
+    return check_report(rep, gpu=gpu, faults=faults)
+
+
+def finish(problems: list[str], ok: str = "OK") -> int:
+    """The driver's end: a FAIL line for each problem and exit code 1, or `ok` and 0."""
+    for p in problems:
+        log(f"FAIL: {p}")
+    if problems:
+        return 1
+    log(ok)
+    return 0
+
+
+def log_stderr(res: subprocess.CompletedProcess, lines: int = 40) -> None:
+    """The last lines of a child's stderr, when it wrote any."""
+    if res.stderr.strip():
+        log("--- stderr ---\n" + tail(res.stderr, lines))
 
 
 def run(cmd: list[str], env: dict, *, cwd: str | None = None, timeout: float = 600,

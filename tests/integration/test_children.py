@@ -17,7 +17,6 @@
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -113,10 +112,7 @@ if __name__ == "__main__":
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--shim")
-    ap.add_argument("--python", default="/usr/bin/python3")
+    ap = st.arg_parser(__doc__, python="/usr/bin/python3")
     args = ap.parse_args()
     shim = st.find_shim(args.shim)
     problems = []
@@ -170,8 +166,7 @@ def main() -> int:
             env = st.make_env(shim, tmp)
             res = st.run([args.python, script], env, cwd=tmp)
             st.log(res.stdout.rstrip())
-            if res.stderr.strip():
-                st.log("--- stderr ---\n" + st.tail(res.stderr, 40))
+            st.log_stderr(res)
             if res.returncode != 0:
                 problems.append(f"fork script exit code {res.returncode}")
             m = re.search(r"PARENT_PID=(\d+)", res.stdout)
@@ -190,14 +185,9 @@ def main() -> int:
                 st.log("parent report:\n" + st.format_report(rep))
                 problems += st.check_report(rep, gpu=["dgemm"])
 
-    for p in problems:
-        st.log(f"FAIL: {p}")
-    if problems:
-        return 1
-    if skipped:
+    if skipped and not problems:
         st.skip("the fork part: " + "; ".join(skipped) + " (the rest passed)")
-    st.log("OK")
-    return 0
+    return st.finish(problems)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ than hostsim the GPUSHIM_HOSTSIM_* cases are left out.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -55,10 +54,7 @@ sys.exit(1 if bad else 0)
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--shim")
-    ap.add_argument("--python", default="/usr/bin/python3")
+    ap = st.arg_parser(__doc__, python="/usr/bin/python3")
     args = ap.parse_args()
     shim = st.find_shim(args.shim)
     if not os.access(args.python, os.X_OK):
@@ -147,12 +143,7 @@ def main() -> int:
                 st.log("  stderr: " + st.tail(res.stderr, 8).replace("\n", "\n  stderr: "))
             st.log(f"[{'ok' if not mine else 'FAILED'}] {name}")
             problems += [f"{name}: {m}" for m in mine]
-    for p in problems:
-        st.log(f"FAIL: {p}")
-    if problems:
-        return 1
-    st.log(f"OK: {len(cases)} cases")
-    return 0
+    return st.finish(problems, f"OK: {len(cases)} cases")
 
 
 if __name__ == "__main__":

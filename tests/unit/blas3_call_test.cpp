@@ -5,7 +5,8 @@
 namespace gpushim {
 namespace {
 
-Blas3Op gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc) {
+Blas3Op gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+             int64_t ldc) {
     Blas3Op op{};
     op.kind = GPUSHIM_GEMM;
     op.precision = GPUSHIM_PREC_D;

@@ -62,7 +62,8 @@ TEST(Config, UnknownVariablesAreNamed) {
     char not_routine[] = "GPUSHIM_THRESHOLD_DGEMV=5";
     char other[] = "PATH=/bin";
     char* variables[] = {known, typo, plugin, not_routine, other, nullptr};
-    EXPECT_EQ(unknown_variables(variables), (std::vector<std::string>{"GPUSHIM_TRESHOLD", "GPUSHIM_THRESHOLD_DGEMV"}));
+    EXPECT_EQ(unknown_variables(variables),
+              (std::vector<std::string>{"GPUSHIM_TRESHOLD", "GPUSHIM_THRESHOLD_DGEMV"}));
 }
 
 TEST(Config, TransferSettings) {

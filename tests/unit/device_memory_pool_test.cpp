@@ -8,18 +8,21 @@
 namespace gpushim::gpu {
 namespace {
 
-void* resolve_nothing(const char*) { return nullptr; }
+void* resolve_nothing(const char*) {
+    return nullptr;
+}
 void log_nothing(int, const char*) {}
 
 class DeviceMemoryPoolTest : public testing::Test {
-protected:
+  protected:
     static constexpr std::size_t kCapacity = 8u << 20;
 
     static void SetUpTestSuite() {
         setenv("GPUSHIM_HOSTSIM_MEMORY", std::to_string(kCapacity).c_str(), 1);
         void* handle = dlopen(GPUSHIM_HOSTSIM_PATH, RTLD_NOW | RTLD_LOCAL);
         ASSERT_NE(handle, nullptr) << dlerror();
-        auto entry = reinterpret_cast<gpushim_device_plugin_entry>(dlsym(handle, GPUSHIM_DEVICE_PLUGIN_ENTRY));
+        auto entry = reinterpret_cast<gpushim_device_plugin_entry>(
+            dlsym(handle, GPUSHIM_DEVICE_PLUGIN_ENTRY));
         plugin_ = entry();
         static const gpushim_host_services services{resolve_nothing, log_nothing};
         ASSERT_EQ(plugin_->init(&services), 0);

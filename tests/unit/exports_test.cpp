@@ -23,9 +23,9 @@ const std::set<std::string> kExpectedNames{GPUSHIM_FOR_EACH_NAME_SCHEME(GPUSHIM_
 
 TEST(Exports, TableGivesEightNamesForEachOfThirtyRoutines) {
     EXPECT_EQ(kExpectedNames.size(), 240u);
-    for (const char* name : {"dgemm_", "cblas_dgemm", "dgemm_64_", "cblas_dgemm64_", "scipy_dgemm_64_",
-                             "scipy_cblas_dgemm64_", "scipy_dgemm_", "scipy_cblas_dgemm", "zher2k_",
-                             "scipy_cblas_ctrsm64_"}) {
+    for (const char* name : {"dgemm_", "cblas_dgemm", "dgemm_64_", "cblas_dgemm64_",
+                             "scipy_dgemm_64_", "scipy_cblas_dgemm64_", "scipy_dgemm_",
+                             "scipy_cblas_dgemm", "zher2k_", "scipy_cblas_ctrsm64_"}) {
         EXPECT_TRUE(kExpectedNames.count(name)) << name;
     }
 }

@@ -2,9 +2,8 @@
 // runs in a child process, because a process loads its backend once.
 #include <gtest/gtest.h>
 #include <stdlib.h>
-#include <unistd.h>
-
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <string>
@@ -21,7 +20,8 @@ void clear_gpushim_environment() {
     std::vector<std::string> names;
     for (char** entry = environ; *entry != nullptr; ++entry) {
         const std::string variable(*entry);
-        if (variable.rfind("GPUSHIM_", 0) == 0) names.push_back(variable.substr(0, variable.find('=')));
+        if (variable.rfind("GPUSHIM_", 0) == 0)
+            names.push_back(variable.substr(0, variable.find('=')));
     }
     for (const std::string& name : names) unsetenv(name.c_str());
 }
@@ -69,7 +69,8 @@ TEST(PluginLoaderDeathTest, UnavailableBackendIsReportedOnceAsAWarning) {
             backend();
             std::exit(0);
         },
-        testing::ExitedWithCode(0), "^gpushim: warning: GPU backend unavailable, running on the CPU: none \\(.*\\)\n$");
+        testing::ExitedWithCode(0),
+        "^gpushim: warning: GPU backend unavailable, running on the CPU: none \\(.*\\)\n$");
 }
 
 // A child forked while another thread is loading the plugin must not wait for a load

@@ -10,8 +10,8 @@ constexpr int kUpper = 121, kLower = 122, kLeft = 141, kRight = 142, kUnit = 132
 
 TEST(RowMajorFold, GemmSwapsOperandsAndSizes) {
     double a = 0, b = 0, c = 0;
-    const Blas3Op op = cblas_gemm_op<double, double, double, int>(GPUSHIM_GEMM, kRow, kTrans, kNoTrans, 5, 4, 3,
-                                                                  1.0, &a, 5, &b, 4, 0.0, &c, 4);
+    const Blas3Op op = cblas_gemm_op<double, double, double, int>(
+        GPUSHIM_GEMM, kRow, kTrans, kNoTrans, 5, 4, 3, 1.0, &a, 5, &b, 4, 0.0, &c, 4);
     EXPECT_EQ(op.transa, 'N');
     EXPECT_EQ(op.transb, 'T');
     EXPECT_EQ(op.m, 4);
@@ -27,8 +27,8 @@ TEST(RowMajorFold, GemmSwapsOperandsAndSizes) {
 
 TEST(RowMajorFold, ColumnMajorIsUnchanged) {
     double a = 0, b = 0, c = 0;
-    const Blas3Op op = cblas_gemm_op<double, double, double, int>(GPUSHIM_GEMM, kCol, kConjTrans, kNoTrans, 5, 4,
-                                                                  3, 2.0, &a, 3, &b, 3, 1.0, &c, 5);
+    const Blas3Op op = cblas_gemm_op<double, double, double, int>(
+        GPUSHIM_GEMM, kCol, kConjTrans, kNoTrans, 5, 4, 3, 2.0, &a, 3, &b, 3, 1.0, &c, 5);
     EXPECT_EQ(op.transa, 'C');
     EXPECT_EQ(op.m, 5);
     EXPECT_EQ(op.a, &a);
@@ -38,23 +38,23 @@ TEST(RowMajorFold, ColumnMajorIsUnchanged) {
 
 TEST(RowMajorFold, InvalidLayoutMakesTheCallInvalid) {
     double a = 0, b = 0, c = 0;
-    const Blas3Op op = cblas_gemm_op<double, double, double, int>(GPUSHIM_GEMM, 99, kNoTrans, kNoTrans, 1, 1, 1,
-                                                                  1.0, &a, 1, &b, 1, 0.0, &c, 1);
+    const Blas3Op op = cblas_gemm_op<double, double, double, int>(
+        GPUSHIM_GEMM, 99, kNoTrans, kNoTrans, 1, 1, 1, 1.0, &a, 1, &b, 1, 0.0, &c, 1);
     EXPECT_FALSE(arguments_valid(op));
 }
 
 TEST(RowMajorFold, SideAndTriangleFlipForSymmAndTriangular) {
     double a = 0, b = 0, c = 0;
-    const Blas3Op symm = cblas_symm_op<double, double, double, int>(GPUSHIM_SYMM, kRow, kLeft, kUpper, 3, 7, 1.0,
-                                                                    &a, 3, &b, 7, 0.0, &c, 7);
+    const Blas3Op symm = cblas_symm_op<double, double, double, int>(
+        GPUSHIM_SYMM, kRow, kLeft, kUpper, 3, 7, 1.0, &a, 3, &b, 7, 0.0, &c, 7);
     EXPECT_EQ(symm.side, 'R');
     EXPECT_EQ(symm.uplo, 'L');
     EXPECT_EQ(symm.m, 7);
     EXPECT_EQ(symm.n, 3);
     EXPECT_TRUE(arguments_valid(symm));
 
-    const Blas3Op trsm = cblas_triangular_op<double, double, double, int>(GPUSHIM_TRSM, kRow, kRight, kLower,
-                                                                          kConjTrans, kUnit, 3, 7, 1.0, &a, 7, &b, 7);
+    const Blas3Op trsm = cblas_triangular_op<double, double, double, int>(
+        GPUSHIM_TRSM, kRow, kRight, kLower, kConjTrans, kUnit, 3, 7, 1.0, &a, 7, &b, 7);
     EXPECT_EQ(trsm.side, 'L');
     EXPECT_EQ(trsm.uplo, 'U');
     EXPECT_EQ(trsm.transa, 'C');
@@ -66,14 +66,14 @@ TEST(RowMajorFold, SideAndTriangleFlipForSymmAndTriangular) {
 
 TEST(RowMajorFold, RankUpdatesTradeTranspositions) {
     double a = 0, c = 0;
-    const Blas3Op dsyrk = cblas_rank_k_op<double, double, double, int>(GPUSHIM_SYRK, kRow, kUpper, kConjTrans, 4,
-                                                                       3, 1.0, &a, 4, 0.0, &c, 4);
+    const Blas3Op dsyrk = cblas_rank_k_op<double, double, double, int>(
+        GPUSHIM_SYRK, kRow, kUpper, kConjTrans, 4, 3, 1.0, &a, 4, 0.0, &c, 4);
     EXPECT_EQ(dsyrk.uplo, 'L');
     EXPECT_EQ(dsyrk.transa, 'N');  // real: ConjTrans means Trans
 
     zcomplex za{}, zc{};
-    const Blas3Op zherk = cblas_rank_k_op<zcomplex, double, double, int>(GPUSHIM_HERK, kRow, kLower, kNoTrans, 4,
-                                                                         3, 1.0, &za, 3, 0.0, &zc, 4);
+    const Blas3Op zherk = cblas_rank_k_op<zcomplex, double, double, int>(
+        GPUSHIM_HERK, kRow, kLower, kNoTrans, 4, 3, 1.0, &za, 3, 0.0, &zc, 4);
     EXPECT_EQ(zherk.uplo, 'U');
     EXPECT_EQ(zherk.transa, 'C');
     EXPECT_TRUE(arguments_valid(zherk));
@@ -86,8 +86,8 @@ TEST(RowMajorFold, RankUpdatesTradeTranspositions) {
 TEST(RowMajorFold, Her2kConjugatesAlpha) {
     const zcomplex alpha{2.0, 3.0};
     zcomplex a{}, b{}, c{};
-    const Blas3Op op = cblas_rank_2k_op<zcomplex, zcomplex, double, int>(GPUSHIM_HER2K, kRow, kUpper, kNoTrans, 4,
-                                                                         3, &alpha, &a, 3, &b, 3, 0.5, &c, 4);
+    const Blas3Op op = cblas_rank_2k_op<zcomplex, zcomplex, double, int>(
+        GPUSHIM_HER2K, kRow, kUpper, kNoTrans, 4, 3, &alpha, &a, 3, &b, 3, 0.5, &c, 4);
     EXPECT_DOUBLE_EQ(op.alpha[0], 2.0);
     EXPECT_DOUBLE_EQ(op.alpha[1], -3.0);
     EXPECT_DOUBLE_EQ(op.beta[0], 0.5);
@@ -99,7 +99,8 @@ TEST(FortranOps, FlagsAreUpperCasedAndSizesRead) {
     const int64_t m = 3, nn = 4, k = 5, lda = 5, ldb = 5, ldc = 3;
     const float alpha = 1.5f, beta = 0.0f;
     float a = 0, b = 0, c = 0;
-    const Blas3Op op = fortran_gemm_op(GPUSHIM_GEMM, &t, &n, &m, &nn, &k, &alpha, &a, &lda, &b, &ldb, &beta, &c, &ldc);
+    const Blas3Op op = fortran_gemm_op(GPUSHIM_GEMM, &t, &n, &m, &nn, &k, &alpha, &a, &lda, &b,
+                                       &ldb, &beta, &c, &ldc);
     EXPECT_EQ(op.transa, 'T');
     EXPECT_EQ(op.transb, 'N');
     EXPECT_EQ(op.precision, GPUSHIM_PREC_S);

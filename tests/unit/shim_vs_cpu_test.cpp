@@ -56,6 +56,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "fallback/fortran_blas3.h"  // RealOf, scalar_as: type conversions only
+
 #ifndef GPUSHIM_SHIM_PATH
 #error "GPUSHIM_SHIM_PATH (the path of libgpushim.so) must be defined"
 #endif
@@ -70,15 +72,7 @@ using c32 = std::complex<float>;
 using c64 = std::complex<double>;
 
 template <class T>
-struct RealOf {
-    using type = T;
-};
-template <class R>
-struct RealOf<std::complex<R>> {
-    using type = R;
-};
-template <class T>
-using Real = typename RealOf<T>::type;
+using Real = typename gpushim::fallback::RealOf<T>::type;
 template <class T>
 constexpr bool kIsComplex = !std::is_floating_point_v<T>;
 
@@ -94,24 +88,15 @@ CblasArg<S> cblas_arg(const S& s) {
     }
 }
 
-template <class S>
-S scalar_as(c64 v) {
-    if constexpr (std::is_floating_point_v<S>) {
-        return static_cast<S>(v.real());
-    } else {
-        using R = typename S::value_type;
-        return S(static_cast<R>(v.real()), static_cast<R>(v.imag()));
-    }
-}
-
+// re (+ i im), as a T: a real T drops im.
 template <class T>
 T make_value(double re, double im) {
-    if constexpr (kIsComplex<T>) {
-        return T(static_cast<Real<T>>(re), static_cast<Real<T>>(im));
-    } else {
-        (void)im;
-        return static_cast<T>(re);
-    }
+    const double value[2] = {re, im};
+    return gpushim::fallback::scalar_as<T>(value);
+}
+template <class S>
+S scalar_as(c64 v) {
+    return make_value<S>(v.real(), v.imag());
 }
 template <class T>
 T nan_value() {
@@ -785,21 +770,28 @@ void call(Kind kind, void* fn, const Case& c, Operands<T>& o) {
                                          ldc);
             }
             return;
-        case Family::symm:
+        case Family::symm:       // side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc
+        case Family::rank_2k: {  // uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc
+            // The same argument types: only what the two flags and two sizes are differs.
+            const bool symm = family_of(kind) == Family::symm;
+            const I size0 = symm ? m : n;
+            const I size1 = symm ? n : k;
             if (fortran) {
                 using F =
                     void(const char*, const char*, const I*, const I*, const A*, const T*, const I*,
                          const T*, const I*, const B*, T*, const I*, std::size_t, std::size_t);
-                reinterpret_cast<F*>(fn)(&f0, &f1, &m, &n, &alpha, a, &lda, b, &ldb, &beta, cm,
-                                         &ldc, one, one);
+                reinterpret_cast<F*>(fn)(&f0, &f1, &size0, &size1, &alpha, a, &lda, b, &ldb, &beta,
+                                         cm, &ldc, one, one);
             } else {
                 using F = void(int, int, int, I, I, CblasArg<A>, const T*, I, const T*, I,
                                CblasArg<B>, T*, I);
-                reinterpret_cast<F*>(fn)(layout, cblas_side(flag[0]), cblas_uplo(flag[1]), m, n,
-                                         cblas_arg(alpha), a, lda, b, ldb, cblas_arg(beta), cm,
-                                         ldc);
+                const int flag0 = symm ? cblas_side(flag[0]) : cblas_uplo(flag[0]);
+                const int flag1 = symm ? cblas_uplo(flag[1]) : cblas_trans(flag[1]);
+                reinterpret_cast<F*>(fn)(layout, flag0, flag1, size0, size1, cblas_arg(alpha), a,
+                                         lda, b, ldb, cblas_arg(beta), cm, ldc);
             }
             return;
+        }
         case Family::rank_k:
             if (fortran) {
                 using F = void(const char*, const char*, const I*, const I*, const A*, const T*,
@@ -810,21 +802,6 @@ void call(Kind kind, void* fn, const Case& c, Operands<T>& o) {
                 using F = void(int, int, int, I, I, CblasArg<A>, const T*, I, CblasArg<B>, T*, I);
                 reinterpret_cast<F*>(fn)(layout, cblas_uplo(flag[0]), cblas_trans(flag[1]), n, k,
                                          cblas_arg(alpha), a, lda, cblas_arg(beta), cm, ldc);
-            }
-            return;
-        case Family::rank_2k:
-            if (fortran) {
-                using F =
-                    void(const char*, const char*, const I*, const I*, const A*, const T*, const I*,
-                         const T*, const I*, const B*, T*, const I*, std::size_t, std::size_t);
-                reinterpret_cast<F*>(fn)(&f0, &f1, &n, &k, &alpha, a, &lda, b, &ldb, &beta, cm,
-                                         &ldc, one, one);
-            } else {
-                using F = void(int, int, int, I, I, CblasArg<A>, const T*, I, const T*, I,
-                               CblasArg<B>, T*, I);
-                reinterpret_cast<F*>(fn)(layout, cblas_uplo(flag[0]), cblas_trans(flag[1]), n, k,
-                                         cblas_arg(alpha), a, lda, b, ldb, cblas_arg(beta), cm,
-                                         ldc);
             }
             return;
         case Family::triangular:

@@ -30,7 +30,8 @@ TEST(SymbolResolver, OverrideComesFirst) {
 TEST(SymbolResolver, NamesTheOverrideLacksAreSearchedFor) {
     void* openblas = dlopen(kOpenBlas, RTLD_NOW | RTLD_LOCAL);
     ASSERT_NE(openblas, nullptr);
-    EXPECT_EQ(find_cpu_symbol("openblas_get_num_threads", kReferenceBlas), dlsym(openblas, "openblas_get_num_threads"));
+    EXPECT_EQ(find_cpu_symbol("openblas_get_num_threads", kReferenceBlas),
+              dlsym(openblas, "openblas_get_num_threads"));
     EXPECT_NE(find_cpu_symbol("dgemm_", "/nonexistent/libblas.so"), nullptr);
 }
 
@@ -80,8 +81,10 @@ TEST(SymbolResolver, PlainNamesSkipAnIlp64OpenBlasLoadedFirst) {
     void* found = find_cpu_symbol("cblas_dgemm", "");
     ASSERT_NE(found, nullptr);
     EXPECT_NE(found, dlsym(ilp64, "cblas_dgemm"));
-    const std::string wrong_width_override = library_of(find_cpu_symbol("dgemm_", "libopenblas64.so.0"));
-    EXPECT_EQ(wrong_width_override.find("libopenblas64"), std::string::npos) << wrong_width_override;
+    const std::string wrong_width_override =
+        library_of(find_cpu_symbol("dgemm_", "libopenblas64.so.0"));
+    EXPECT_EQ(wrong_width_override.find("libopenblas64"), std::string::npos)
+        << wrong_width_override;
     EXPECT_EQ(find_cpu_symbol("dgemm_64_", ""), dlsym(ilp64, "dgemm_"));
 }
 
@@ -99,7 +102,8 @@ TEST(SymbolResolverDeathTest, SearchingWhileAnotherThreadLoadsLibrariesDoesNotHa
                 }
             });
             bool all_found = true;
-            for (int i = 0; i < 2000; ++i) all_found = all_found && find_cpu_symbol("cblas_dgemm", "") != nullptr;
+            for (int i = 0; i < 2000; ++i)
+                all_found = all_found && find_cpu_symbol("cblas_dgemm", "") != nullptr;
             stop.store(true);
             loader.join();
             std::exit(all_found ? 0 : 1);
@@ -108,8 +112,9 @@ TEST(SymbolResolverDeathTest, SearchingWhileAnotherThreadLoadsLibrariesDoesNotHa
 }
 
 TEST(SymbolResolverDeathTest, NothingFoundStopsWithAMessage) {
-    EXPECT_DEATH(resolve_cpu_blas_symbol("gpushim_no_such_routine_"),
-                 "no CPU BLAS in this process defines gpushim_no_such_routine_; set GPUSHIM_CPU_BLAS");
+    EXPECT_DEATH(
+        resolve_cpu_blas_symbol("gpushim_no_such_routine_"),
+        "no CPU BLAS in this process defines gpushim_no_such_routine_; set GPUSHIM_CPU_BLAS");
 }
 
 }  // namespace
