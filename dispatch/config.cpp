@@ -26,6 +26,15 @@ namespace {
 constexpr double kRealThreshold = 1000.0;
 constexpr double kComplexThreshold = 500.0;
 
+// LAPACK factorizations, in matrix order: a factorization of order n does ~n^3/3 (POTRF)
+// or ~2n^3/3 (GETRF) real operations on 8n^2 bytes that cross PCIe twice, and cuSOLVER's
+// factorizations are latency-bound below a few thousand (a panel factorization per block
+// column). Intel MKL's automatic offload, on a Xeon Phi, used GETRF n > 8192 and POTRF
+// n >= 6144; an H200 computes far faster and PCIe Gen5 moves about 4x the bytes, so the
+// estimate is lower. ESTIMATES, to be measured by bench/gpu_check.sh.
+constexpr double kRealFactorizationThreshold = 4096.0;
+constexpr double kComplexFactorizationThreshold = 2048.0;
+
 std::string upper(std::string_view text) {
     std::string result(text);
     for (char& c : result) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -100,7 +109,9 @@ std::optional<uint64_t> parse_count(std::string_view text, uint64_t min, uint64_
 
 double default_threshold(Routine routine) {
     const char precision = routine_name(routine).front();
-    return (precision == 'c' || precision == 'z') ? kComplexThreshold : kRealThreshold;
+    const bool complex = precision == 'c' || precision == 'z';
+    if (is_lapack(routine)) return complex ? kComplexFactorizationThreshold : kRealFactorizationThreshold;
+    return complex ? kComplexThreshold : kRealThreshold;
 }
 
 Config load_config(const EnvironmentLookup& lookup) {

@@ -1,6 +1,7 @@
 #include "dispatch/router.h"
 
 #include "gpu/blas3_executor.h"
+#include "gpu/lapack_executor.h"
 
 namespace gpushim {
 
@@ -21,6 +22,27 @@ bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell
         const Placement placement =
             outcome == gpu::Outcome::completed ? Placement::gpu : Placement::fallback;
         record_call({routine, placement, elapsed.count(), flop_count(op), transfers.bytes_to_device,
+                     transfers.bytes_to_host});
+    }
+    return true;
+}
+
+bool worth_offloading(const LapackOp& op, Routine routine) {
+    const Config& settings = config();
+    if (settings.disabled || !arguments_valid(op) || is_degenerate(op)) return false;
+    const double order = effective_order(op);
+    return order * order * order >= settings.threshold_cubed[static_cast<std::size_t>(routine)];
+}
+
+bool run_on_gpu(const LapackOp& op, Routine routine, int64_t* pivots, bool& fell_back) {
+    const auto start = std::chrono::steady_clock::now();
+    gpu::Transfers transfers;
+    const gpu::Outcome outcome = gpu::execute_lapack(op, pivots, transfers);
+    fell_back = outcome == gpu::Outcome::failed;
+    if (outcome != gpu::Outcome::completed) return false;
+    if (statistics_enabled()) {
+        const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+        record_call({routine, Placement::gpu, elapsed.count(), flop_count(op), transfers.bytes_to_device,
                      transfers.bytes_to_host});
     }
     return true;

@@ -2,10 +2,14 @@
 // otherwise, or when the device fails, the CPU library with the caller's arguments.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <vector>
 
 #include "dispatch/blas3_call.h"
 #include "dispatch/config.h"
+#include "dispatch/lapack_call.h"
 #include "dispatch/routines.h"
 #include "dispatch/statistics.h"
 
@@ -45,6 +49,39 @@ void route(const Blas3Op& op, Routine routine, CpuCall&& cpu_call, CpuPart cpu_p
     }
     const auto start = std::chrono::steady_clock::now();
     cpu_call();
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    record_call({routine, fell_back ? Placement::fallback : Placement::cpu, elapsed.count(),
+                 arguments_valid(op) ? flop_count(op) : 0.0});
+}
+
+// LAPACK factorizations: invalid, degenerate, disabled and below-threshold calls stay on
+// the CPU, as does any whose device factorization reports INFO != 0.
+bool worth_offloading(const LapackOp& op, Routine routine);
+
+// Runs the factorization on the device; true when its result (and `pivots`) is complete.
+bool run_on_gpu(const LapackOp& op, Routine routine, int64_t* pivots, bool& fell_back);
+
+// `cpu_call` forwards the caller's own arguments to the CPU library; `finish` stores the
+// device's pivots in the caller's integers and sets INFO = 0.
+template <class CpuCall, class Finish>
+void route(const LapackOp& op, Routine routine, CpuCall&& cpu_call, Finish&& finish) {
+    bool fell_back = false;
+    if (worth_offloading(op, routine)) {
+        std::vector<int64_t> pivots(static_cast<std::size_t>(std::max<int64_t>(0, std::min(op.m, op.n))));
+        if (run_on_gpu(op, routine, pivots.data(), fell_back)) {
+            finish(pivots.data());
+            return;
+        }
+    }
+    if (!statistics_enabled()) {
+        cpu_call();
+        return;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    {
+        const NestedCallScope nested;
+        cpu_call();
+    }
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
     record_call({routine, fell_back ? Placement::fallback : Placement::cpu, elapsed.count(),
                  arguments_valid(op) ? flop_count(op) : 0.0});

@@ -6,18 +6,29 @@
 #include <string_view>
 
 #include "shim/blas3_routines.h"
+#include "shim/lapack_routines.h"
 
 namespace gpushim {
 
+// The Level-3 BLAS routines first, then the LAPACK ones.
 #define GPUSHIM_ROUTINE_ENUMERATOR(name, ...) name,
-enum class Routine : unsigned char { GPUSHIM_FOR_EACH_BLAS3_ROUTINE(GPUSHIM_ROUTINE_ENUMERATOR) };
+enum class Routine : unsigned char {
+    GPUSHIM_FOR_EACH_BLAS3_ROUTINE(GPUSHIM_ROUTINE_ENUMERATOR)
+        GPUSHIM_FOR_EACH_LAPACK_ROUTINE(GPUSHIM_ROUTINE_ENUMERATOR)
+};
 #undef GPUSHIM_ROUTINE_ENUMERATOR
 
 #define GPUSHIM_ROUTINE_NAME(name, ...) #name,
-inline constexpr std::array kRoutineNames{GPUSHIM_FOR_EACH_BLAS3_ROUTINE(GPUSHIM_ROUTINE_NAME)};
+inline constexpr std::array kRoutineNames{GPUSHIM_FOR_EACH_BLAS3_ROUTINE(GPUSHIM_ROUTINE_NAME)
+                                              GPUSHIM_FOR_EACH_LAPACK_ROUTINE(GPUSHIM_ROUTINE_NAME)};
+inline constexpr std::array kBlas3RoutineNames{GPUSHIM_FOR_EACH_BLAS3_ROUTINE(GPUSHIM_ROUTINE_NAME)};
 #undef GPUSHIM_ROUTINE_NAME
 
 inline constexpr std::size_t kRoutineCount = kRoutineNames.size();
+
+constexpr bool is_lapack(Routine routine) {
+    return static_cast<std::size_t>(routine) >= kBlas3RoutineNames.size();
+}
 
 constexpr std::string_view routine_name(Routine routine) {
     return kRoutineNames[static_cast<std::size_t>(routine)];

@@ -94,13 +94,19 @@ std::string format(const char* pattern, auto... values) {
     return buffer;
 }
 
+thread_local int nesting_depth = 0;
+
 }  // namespace
+
+NestedCallScope::NestedCallScope() { ++nesting_depth; }
+NestedCallScope::~NestedCallScope() { --nesting_depth; }
 
 bool statistics_enabled() {
     return config().collect_statistics;
 }
 
 void record_call(const CallRecord& record) {
+    if (nesting_depth > 0) return;
     [[maybe_unused]] static const bool report_registered = [] {
         std::atexit(write_report_at_exit);
         pthread_atfork(nullptr, nullptr, reset_counters_in_child);

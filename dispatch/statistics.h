@@ -22,6 +22,16 @@ struct CallRecord {
 
 bool statistics_enabled();
 
+// While a LAPACK routine runs in the CPU library, the BLAS calls it makes through the
+// shim's entry points are part of it: they are not recorded again.
+class NestedCallScope {
+public:
+    NestedCallScope();
+    ~NestedCallScope();
+    NestedCallScope(const NestedCallScope&) = delete;
+    NestedCallScope& operator=(const NestedCallScope&) = delete;
+};
+
 void record_call(const CallRecord& record);
 
 struct RoutineTotals {

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "dispatch/blas3_call.h"
+#include "gpu/staging.h"
 
 namespace gpushim::gpu {
 
@@ -17,11 +18,6 @@ enum class Outcome {
     recovered,    // the result is in the caller's buffers, part of it computed on the CPU
     unavailable,  // not attempted: no usable backend, or the call is too large for it
     failed,       // a device error before any result was delivered; buffers untouched
-};
-
-struct Transfers {
-    uint64_t bytes_to_device = 0;
-    uint64_t bytes_to_host = 0;
 };
 
 // Computes a canonical call (host pointers) on the CPU library; false when it cannot.

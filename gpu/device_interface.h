@@ -58,6 +58,28 @@ typedef struct {
     int64_t ldc;
 } gpushim_blas3_op;
 
+typedef enum {
+    GPUSHIM_POTRF = 0, /* Cholesky factorization */
+    GPUSHIM_GETRF      /* LU factorization with partial pivoting */
+} gpushim_lapack_kind;
+
+/* A LAPACK factorization, in place in device memory, with LAPACK's meaning.
+ * POTRF: uplo ('U' or 'L'), n, a, lda; only the uplo triangle is referenced and written.
+ * GETRF: m, n, a, lda, and ipiv: min(m, n) 1-based row interchanges as int64_t.
+ * info: one int in device memory, set to LAPACK's INFO (0, or k > 0: the leading minor
+ * of order k is not positive definite / U(k,k) is exactly zero). Invalid arguments never
+ * reach a plugin. Unused fields are zero. */
+typedef struct {
+    gpushim_lapack_kind kind;
+    gpushim_precision precision;
+    char uplo;
+    int64_t m, n;
+    void* a;
+    int64_t lda;
+    int64_t* ipiv;
+    int* info;
+} gpushim_lapack_op;
+
 /* Services the host library offers a plugin. */
 typedef struct {
     /* The CPU implementation of a BLAS symbol (e.g. "dgemm_"), never the shim's. */
@@ -103,6 +125,10 @@ typedef struct {
 
     /* Enqueue a Level-3 BLAS operation whose a, b, c point to device memory. */
     int (*blas3)(const gpushim_blas3_op* op, gpushim_queue queue);
+
+    /* Enqueue a LAPACK factorization on device memory. The plugin provides whatever
+     * workspace it needs (kept per queue, so that a steady workload allocates none). */
+    int (*lapack)(const gpushim_lapack_op* op, gpushim_queue queue);
 } gpushim_device_plugin;
 
 typedef const gpushim_device_plugin* (*gpushim_device_plugin_entry)(void);

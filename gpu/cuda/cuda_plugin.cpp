@@ -1,6 +1,6 @@
-// The CUDA backend: thin calls into the CUDA runtime and cuBLAS behind the C table of
-// gpu/device_interface.h. Everything that decides (pooling, staging, tiling, fallback)
-// lives above the interface, where it is tested without a GPU.
+// The CUDA backend: thin calls into the CUDA runtime, cuBLAS and cuSOLVER behind the C
+// table of gpu/device_interface.h. Everything that decides (pooling, staging, tiling,
+// fallback) lives above the interface, where it is tested without a GPU.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -9,12 +9,14 @@
 #include <string>
 
 #include "gpu/cuda/cuda_blas3.h"
+#include "gpu/cuda/cuda_lapack.h"
 #include "gpu/cuda/cuda_status.h"
 #include "gpu/device_interface.h"
 
 struct gpushim_queue_s {
     cudaStream_t stream = nullptr;
     cublasHandle_t blas = nullptr;
+    gpushim::cuda::LapackState lapack;  // its cuSOLVER handle comes with the first LAPACK call
 };
 
 struct gpushim_event_s {
@@ -29,6 +31,9 @@ constexpr int kLogDebug = 4;
 // Written once by init(), which the host calls before anything else.
 struct PluginState {
     int device = 0;
+    // The device's default memory pool, from which queues take their LAPACK workspaces in
+    // stream order; null where the device does not support memory pools.
+    cudaMemPool_t memory_pool = nullptr;
     const gpushim_host_services* services = nullptr;
     char description[sizeof(cudaDeviceProp::name) + 128] = "";
 };
@@ -70,6 +75,19 @@ int init(const gpushim_host_services* services) {
     }
     int driver_version = 0;
     if (const int status = status_from(cudaDriverGetVersion(&driver_version))) return status;
+    int memory_pools = 0;
+    if (const int status = status_from(cudaDeviceGetAttribute(
+            &memory_pools, cudaDevAttrMemoryPoolsSupported, plugin.device))) {
+        return status;
+    }
+    // The default pool, not the device's current one: the program may have made another
+    // pool current for its own allocations.
+    if (memory_pools != 0) {
+        if (const int status =
+                status_from(cudaDeviceGetDefaultMemPool(&plugin.memory_pool, plugin.device))) {
+            return status;
+        }
+    }
     // Tenths of a GiB in integers keep the text's length bounded for the fixed buffer.
     constexpr size_t kBytesPerGiB = size_t{1} << 30;
     const size_t memory_tenths_gib =
@@ -79,9 +97,12 @@ int init(const gpushim_host_services* services) {
                   properties.minor, memory_tenths_gib / 10, memory_tenths_gib % 10,
                   driver_version / 1000, driver_version % 1000 / 10);
 
-    char message[sizeof plugin.description + 64];
-    std::snprintf(message, sizeof message, "cuda plugin: device %d of %d: %s", plugin.device,
-                  device_count, plugin.description);
+    char message[sizeof plugin.description + 128];
+    std::snprintf(message, sizeof message,
+                  "cuda plugin: device %d of %d: %s; LAPACK workspaces from %s", plugin.device,
+                  device_count, plugin.description,
+                  plugin.memory_pool != nullptr ? "the default memory pool (stream-ordered)"
+                                                : "cudaMalloc (no memory pools)");
     log_debug(message);
     return kSuccess;
 }
@@ -90,11 +111,54 @@ const char* device_description() {
     return plugin.description;
 }
 
+// cuSOLVER has no counterpart of cublasGetStatusName/String: names and meanings from
+// cusolver_common.h and the cuSOLVER documentation.
+const char* cusolver_status_text(cusolverStatus_t status) {
+    switch (status) {
+        case CUSOLVER_STATUS_SUCCESS:
+            return "CUSOLVER_STATUS_SUCCESS: success";
+        case CUSOLVER_STATUS_NOT_INITIALIZED:
+            return "CUSOLVER_STATUS_NOT_INITIALIZED: the library was not initialized";
+        case CUSOLVER_STATUS_ALLOC_FAILED:
+            return "CUSOLVER_STATUS_ALLOC_FAILED: resource allocation failed";
+        case CUSOLVER_STATUS_INVALID_VALUE:
+            return "CUSOLVER_STATUS_INVALID_VALUE: an unsupported value or parameter was passed";
+        case CUSOLVER_STATUS_ARCH_MISMATCH:
+            return "CUSOLVER_STATUS_ARCH_MISMATCH: the device lacks a feature the routine needs";
+        case CUSOLVER_STATUS_MAPPING_ERROR:
+            return "CUSOLVER_STATUS_MAPPING_ERROR: access to GPU memory space failed";
+        case CUSOLVER_STATUS_EXECUTION_FAILED:
+            return "CUSOLVER_STATUS_EXECUTION_FAILED: the GPU program failed to execute";
+        case CUSOLVER_STATUS_INTERNAL_ERROR:
+            return "CUSOLVER_STATUS_INTERNAL_ERROR: an internal cuSOLVER operation failed";
+        case CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED:
+            return "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED: the matrix type is not supported";
+        case CUSOLVER_STATUS_NOT_SUPPORTED:
+            return "CUSOLVER_STATUS_NOT_SUPPORTED: the parameter combination is not supported";
+        case CUSOLVER_STATUS_ZERO_PIVOT:
+            return "CUSOLVER_STATUS_ZERO_PIVOT: a zero pivot was encountered";
+        case CUSOLVER_STATUS_INVALID_LICENSE:
+            return "CUSOLVER_STATUS_INVALID_LICENSE: invalid license";
+        case CUSOLVER_STATUS_INVALID_WORKSPACE:
+            return "CUSOLVER_STATUS_INVALID_WORKSPACE: the workspace is invalid or too small";
+        default:
+            // The iterative-refinement (IRS) statuses: never returned by the routines used.
+            return nullptr;
+    }
+}
+
 const char* describe_error(int status) {
     // The text names the library's own error code, so a user can look it up; it stays
     // valid until the same thread asks again.
     thread_local std::string text;
     if (status == kSuccess) return "success";
+    if (status >= kCusolverStatusBase) {
+        const int code = status - kCusolverStatusBase;
+        const char* known = cusolver_status_text(static_cast<cusolverStatus_t>(code));
+        text = known != nullptr ? std::string("cuSOLVER ") + known
+                                : "cuSOLVER status " + std::to_string(code);
+        return text.c_str();
+    }
     if (status >= kCublasStatusBase) {
         const auto blas_status = static_cast<cublasStatus_t>(status - kCublasStatusBase);
         text = std::string("cuBLAS ") + cublasGetStatusName(blas_status) + ": " +
@@ -114,6 +178,9 @@ const char* describe_error(int status) {
             return "the CUDA plugin ran out of host memory";
         case kInvalidBlasOperation:
             return "the CUDA plugin got a BLAS operation with an unknown kind, precision or flag";
+        case kInvalidLapackOperation:
+            return "the CUDA plugin got a LAPACK operation with an unknown kind, precision or "
+                   "uplo, or a null a, ipiv or info";
     }
     return "unknown CUDA plugin status";
 }
@@ -142,9 +209,13 @@ int pinned_free(void* host_ptr) {
 
 // Releases whatever part of the queue exists; reports the first failure. cuBLAS documents
 // that destroying a handle waits for the whole device, so queues are meant to live long.
+// The LAPACK workspaces are freed in stream order, before the stream goes.
 int release_queue(gpushim_queue_s* queue) {
-    int status = kSuccess;
-    if (queue->blas != nullptr) status = status_from(cublasDestroy(queue->blas));
+    int status = release_lapack(queue->lapack);
+    if (queue->blas != nullptr) {
+        const int blas_status = status_from(cublasDestroy(queue->blas));
+        if (status == kSuccess) status = blas_status;
+    }
     if (queue->stream != nullptr) {
         const int stream_status = status_from(cudaStreamDestroy(queue->stream));
         if (status == kSuccess) status = stream_status;
@@ -161,6 +232,8 @@ int queue_create(gpushim_queue* queue) {
         // with ours.
         int status =
             status_from(cudaStreamCreateWithFlags(&created->stream, cudaStreamNonBlocking));
+        created->lapack.stream = created->stream;
+        created->lapack.pool = plugin.memory_pool;
         if (status == kSuccess) status = status_from(cublasCreate(&created->blas));
         if (status == kSuccess)
             status = status_from(cublasSetStream(created->blas, created->stream));
@@ -236,6 +309,10 @@ int blas3(const gpushim_blas3_op* op, gpushim_queue queue) {
     return on_plugin_device([&] { return enqueue_blas3(*op, queue->blas); });
 }
 
+int lapack(const gpushim_lapack_op* op, gpushim_queue queue) {
+    return on_plugin_device([&] { return enqueue_lapack(*op, queue->lapack); });
+}
+
 constexpr gpushim_device_plugin kPlugin = {
     .interface_version = GPUSHIM_DEVICE_INTERFACE_VERSION,
     .name = "cuda",
@@ -257,6 +334,7 @@ constexpr gpushim_device_plugin kPlugin = {
     .copy_to_device_2d = copy_to_device_2d,
     .copy_to_host_2d = copy_to_host_2d,
     .blas3 = blas3,
+    .lapack = lapack,
 };
 
 }  // namespace

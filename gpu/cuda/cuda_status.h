@@ -1,25 +1,29 @@
 // Plugin statuses: one integer that still says which library failed, so that
-// describe_error() can name the CUDA runtime or cuBLAS error behind it.
+// describe_error() can name the CUDA runtime, cuBLAS or cuSOLVER error behind it.
 #ifndef GPUSHIM_GPU_CUDA_CUDA_STATUS_H
 #define GPUSHIM_GPU_CUDA_CUDA_STATUS_H
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+#include <cusolver_common.h>
 
 namespace gpushim::cuda {
 
-// Failures the plugin detects itself; the CUDA and cuBLAS ranges start far above them.
+// Failures the plugin detects itself; the CUDA, cuBLAS and cuSOLVER ranges start far
+// above them.
 enum PluginStatus : int {
     kSuccess = 0,
     kNoDevice = 1,
     kHostOutOfMemory = 2,
     kInvalidBlasOperation = 3,
+    kInvalidLapackOperation = 4,
 };
 
-// cudaError_t values stay below 100000 and cublasStatus_t values below 100, so the
-// ranges cannot overlap.
+// cudaError_t values stay below 100000, cublasStatus_t and cusolverStatus_t values below
+// 100, so the ranges cannot overlap.
 inline constexpr int kCudaStatusBase = 100000;
 inline constexpr int kCublasStatusBase = 200000;
+inline constexpr int kCusolverStatusBase = 300000;
 
 inline int status_from(cudaError_t error) {
     return error == cudaSuccess ? kSuccess : kCudaStatusBase + static_cast<int>(error);
@@ -28,6 +32,11 @@ inline int status_from(cudaError_t error) {
 inline int status_from(cublasStatus_t status) {
     return status == CUBLAS_STATUS_SUCCESS ? kSuccess
                                            : kCublasStatusBase + static_cast<int>(status);
+}
+
+inline int status_from(cusolverStatus_t status) {
+    return status == CUSOLVER_STATUS_SUCCESS ? kSuccess
+                                             : kCusolverStatusBase + static_cast<int>(status);
 }
 
 }  // namespace gpushim::cuda

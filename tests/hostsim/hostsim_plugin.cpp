@@ -3,6 +3,7 @@
 // queues run their work at once, BLAS operations run on the CPU BLAS the host resolves,
 // and every N-th device operation fails on request (GPUSHIM_HOSTSIM_FAIL_EVERY);
 // GPUSHIM_HOSTSIM_INIT_MS makes initialisation take that long.
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <chrono>
@@ -16,6 +17,7 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "fallback/fortran_blas3.h"
 #include "gpu/device_interface.h"
@@ -216,6 +218,44 @@ int blas3(const gpushim_blas3_op* op, gpushim_queue) {
     return kUnsupported;
 }
 
+// LAPACK on the CPU library, through its 32-bit Fortran interface; pivots widened to int64.
+template <class T>
+int run_lapack(const gpushim_lapack_op& op, char prefix) {
+    using Int = int32_t;
+    for (int64_t size : {op.m, op.n, op.lda}) {
+        if (size > std::numeric_limits<Int>::max()) return kUnsupported;
+    }
+    const Int m = static_cast<Int>(op.m), n = static_cast<Int>(op.n), lda = static_cast<Int>(op.lda);
+    auto* a = static_cast<T*>(op.a);
+    Int info = 0;
+    if (op.kind == GPUSHIM_POTRF) {
+        const std::string symbol = std::string(1, prefix) + "potrf_";
+        using Potrf = void (*)(const char*, const Int*, T*, const Int*, Int*, std::size_t);
+        reinterpret_cast<Potrf>(device().services->resolve_cpu_symbol(symbol.c_str()))(&op.uplo, &n, a, &lda, &info,
+                                                                                        1);
+    } else {
+        const std::string symbol = std::string(1, prefix) + "getrf_";
+        using Getrf = void (*)(const Int*, const Int*, T*, const Int*, Int*, Int*);
+        std::vector<Int> pivots(static_cast<std::size_t>(std::max<Int>(1, std::min(m, n))));
+        reinterpret_cast<Getrf>(device().services->resolve_cpu_symbol(symbol.c_str()))(&m, &n, a, &lda,
+                                                                                        pivots.data(), &info);
+        for (Int i = 0; i < std::min(m, n); ++i) op.ipiv[i] = pivots[static_cast<std::size_t>(i)];
+    }
+    *op.info = info;
+    return kOk;
+}
+
+int lapack(const gpushim_lapack_op* op, gpushim_queue) {
+    if (int status = operation(); status != kOk) return status;
+    switch (op->precision) {
+        case GPUSHIM_PREC_S: return run_lapack<float>(*op, 's');
+        case GPUSHIM_PREC_D: return run_lapack<double>(*op, 'd');
+        case GPUSHIM_PREC_C: return run_lapack<std::complex<float>>(*op, 'c');
+        case GPUSHIM_PREC_Z: return run_lapack<std::complex<double>>(*op, 'z');
+    }
+    return kUnsupported;
+}
+
 const gpushim_device_plugin kPlugin{
     .interface_version = GPUSHIM_DEVICE_INTERFACE_VERSION,
     .name = "hostsim",
@@ -237,6 +277,7 @@ const gpushim_device_plugin kPlugin{
     .copy_to_device_2d = copy_to_device_2d,
     .copy_to_host_2d = copy_to_host_2d,
     .blas3 = blas3,
+    .lapack = lapack,
 };
 
 }  // namespace

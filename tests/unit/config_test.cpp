@@ -28,6 +28,11 @@ TEST(Config, DefaultsDependOnPrecision) {
     EXPECT_NEAR(threshold_of(config, Routine::dgemm), default_threshold(Routine::dgemm), 1e-9);
     EXPECT_NEAR(threshold_of(config, Routine::zherk), default_threshold(Routine::zherk), 1e-9);
     EXPECT_LT(default_threshold(Routine::zgemm), default_threshold(Routine::dgemm));
+    // Factorizations are thresholded in matrix order, and pay off later than products.
+    EXPECT_GT(default_threshold(Routine::dpotrf), default_threshold(Routine::dgemm));
+    EXPECT_LT(default_threshold(Routine::zgetrf), default_threshold(Routine::dgetrf));
+    const Config set = load({{"GPUSHIM_THRESHOLD_DGETRF", "512"}});
+    EXPECT_NEAR(threshold_of(set, Routine::dgetrf), 512.0, 1e-9);
 }
 
 TEST(Config, GlobalThresholdAndPerRoutineOverride) {

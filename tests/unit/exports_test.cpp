@@ -8,6 +8,7 @@
 #include <string>
 
 #include "shim/blas3_routines.h"
+#include "shim/lapack_routines.h"
 #include "shim/name_schemes.h"
 
 namespace {
@@ -16,13 +17,17 @@ namespace {
 #define GPUSHIM_STRING(symbol) GPUSHIM_STRING_OF(symbol)
 #define GPUSHIM_NAMES_OF_ROUTINE(name, KIND, family, T, A, B, fp, fs, cp, cs, Int) \
     GPUSHIM_STRING(fp##name##fs), GPUSHIM_STRING(cp##name##cs),
-#define GPUSHIM_NAMES_OF_SCHEME(fp, fs, cp, cs, Int) \
-    GPUSHIM_FOR_EACH_BLAS3_ROUTINE(GPUSHIM_NAMES_OF_ROUTINE, fp, fs, cp, cs, Int)
+#define GPUSHIM_NAMES_OF_LAPACK_ROUTINE(name, KIND, family, T, fp, fs, cp, cs, Int) \
+    GPUSHIM_STRING(fp##name##fs),
+#define GPUSHIM_NAMES_OF_SCHEME(fp, fs, cp, cs, Int)                                  \
+    GPUSHIM_FOR_EACH_BLAS3_ROUTINE(GPUSHIM_NAMES_OF_ROUTINE, fp, fs, cp, cs, Int) \
+    GPUSHIM_FOR_EACH_LAPACK_ROUTINE(GPUSHIM_NAMES_OF_LAPACK_ROUTINE, fp, fs, cp, cs, Int)
 
 const std::set<std::string> kExpectedNames{GPUSHIM_FOR_EACH_NAME_SCHEME(GPUSHIM_NAMES_OF_SCHEME)};
 
-TEST(Exports, TableGivesEightNamesForEachOfThirtyRoutines) {
-    EXPECT_EQ(kExpectedNames.size(), 240u);
+// 30 Level-3 routines with 8 names each, 8 LAPACK routines with 4 (Fortran only).
+TEST(Exports, TablesGiveEveryNameOfEveryScheme) {
+    EXPECT_EQ(kExpectedNames.size(), 30u * 8 + 8u * 4);
     for (const char* name : {"dgemm_", "cblas_dgemm", "dgemm_64_", "cblas_dgemm64_",
                              "scipy_dgemm_64_", "scipy_cblas_dgemm64_", "scipy_dgemm_",
                              "scipy_cblas_dgemm", "zher2k_", "scipy_cblas_ctrsm64_"}) {
@@ -41,7 +46,7 @@ TEST(Exports, EveryNameIsDefinedByTheShim) {
         EXPECT_NE(std::string(info.dli_fname).find("libgpushim.so"), std::string::npos) << name;
     }
     EXPECT_NE(dlsym(shim, "gpushim_version"), nullptr);
-    for (const char* hidden : {"dgemv_", "cblas_ddot", "_ZN7gpushim6configEv", "dgesv_"}) {
+    for (const char* hidden : {"dgemv_", "cblas_ddot", "_ZN7gpushim6configEv", "dgesv_", "cblas_dpotrf"}) {
         EXPECT_EQ(dlsym(shim, hidden), nullptr) << hidden;
     }
 }

@@ -1,0 +1,40 @@
+#ifndef GPUSHIM_GPU_CUDA_CUDA_LAPACK_H
+#define GPUSHIM_GPU_CUDA_CUDA_LAPACK_H
+
+#include <cuda_runtime_api.h>
+#include <cusolverDn.h>
+
+#include <cstddef>
+
+#include "gpu/device_interface.h"
+
+namespace gpushim::cuda {
+
+// What one queue keeps for its LAPACK calls. The cuSOLVER handle is created by the first
+// call, so that a process that only offloads BLAS never initialises cuSOLVER. The
+// workspaces only grow; a steady workload allocates nothing.
+struct LapackState {
+    cudaStream_t stream = nullptr;  // the queue's stream; every call is ordered on it
+    // Where the device workspace comes from: the device's default memory pool, allocated
+    // and freed in stream order (no synchronisation), or, where memory pools are not
+    // supported (pool == nullptr), cudaMalloc/cudaFree, whose free waits for the device.
+    cudaMemPool_t pool = nullptr;
+    cusolverDnHandle_t solver = nullptr;
+    cusolverDnParams_t params = nullptr;
+    void* device_workspace = nullptr;
+    size_t device_workspace_bytes = 0;
+    void* host_workspace = nullptr;
+    size_t host_workspace_bytes = 0;
+};
+
+// Enqueues `op` on state.stream and returns a plugin status (see cuda_status.h); it does
+// not wait for the result. The calling thread's current device must be the queue's.
+int enqueue_lapack(const gpushim_lapack_op& op, LapackState& state);
+
+// Releases the handle, the parameters and the workspaces (in stream order where it can);
+// reports the first failure. Call before the stream is destroyed.
+int release_lapack(LapackState& state);
+
+}  // namespace gpushim::cuda
+
+#endif

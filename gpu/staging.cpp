@@ -1,0 +1,128 @@
+#include "gpu/staging.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "dispatch/log.h"
+#include "gpu/host_copy_pool.h"
+
+namespace gpushim::gpu {
+namespace {
+constexpr std::size_t kCopyPiece = std::size_t{1} << 20;
+}  // namespace
+
+DeviceMemoryPool& device_pool(const gpushim_device_plugin& plugin) {
+    static auto* pool = new DeviceMemoryPool(plugin);  // never destroyed, like the device
+    return *pool;
+}
+
+int Staging::upload(void* device, const Matrix& m, int q) {
+    const std::size_t column_bytes = m.column_bytes();
+    if (column_bytes == 0 || m.extent.cols == 0) return 0;
+    auto* target = static_cast<std::byte*>(device);
+    if (column_bytes <= QueueContext::kChunkBytes) {
+        const auto per_chunk = static_cast<int64_t>(QueueContext::kChunkBytes / column_bytes);
+        for (int64_t first = 0; first < m.extent.cols; first += per_chunk) {
+            const int64_t count = std::min(per_chunk, m.extent.cols - first);
+            const std::size_t bytes = static_cast<std::size_t>(count) * column_bytes;
+            std::byte* staging = nullptr;
+            if (int status = next_chunk(staging); status != 0) return status;
+            parallel_copy(static_cast<std::size_t>(count), bytes, [&](std::size_t j) {
+                std::memcpy(staging + j * column_bytes,
+                            m.column(first + static_cast<int64_t>(j)), column_bytes);
+            });
+            const std::size_t offset = static_cast<std::size_t>(first) * column_bytes;
+            if (int status = send_chunk(target + offset, staging, bytes, q); status != 0)
+                return status;
+        }
+        return 0;
+    }
+    for (int64_t j = 0; j < m.extent.cols; ++j) {
+        for (std::size_t offset = 0; offset < column_bytes;
+             offset += QueueContext::kChunkBytes) {
+            const std::size_t bytes =
+                std::min(QueueContext::kChunkBytes, column_bytes - offset);
+            std::byte* staging = nullptr;
+            if (int status = next_chunk(staging); status != 0) return status;
+            const std::byte* source = m.column(j) + offset;
+            parallel_copy((bytes + kCopyPiece - 1) / kCopyPiece, bytes, [&](std::size_t piece) {
+                const std::size_t start = piece * kCopyPiece;
+                std::memcpy(staging + start, source + start,
+                            std::min(kCopyPiece, bytes - start));
+            });
+            const std::size_t device_offset =
+                static_cast<std::size_t>(j) * column_bytes + offset;
+            if (int status = send_chunk(target + device_offset, staging, bytes, q); status != 0)
+                return status;
+        }
+    }
+    return 0;
+}
+
+int Staging::download(const void* device, std::size_t offset, std::size_t row_bytes, std::size_t rows, int q) {
+    if (row_bytes == 0 || rows == 0) return 0;
+    transfers_.bytes_to_host += row_bytes * rows;
+    return plugin_.copy_to_host_2d(static_cast<std::byte*>(context_.result[q]) + offset, row_bytes, device,
+                                   row_bytes, row_bytes, rows, context_.queue[q]);
+}
+
+int Staging::synchronize_all() {
+    int status = 0;
+    for (gpushim_queue queue : context_.queue) {
+        if (int s = plugin_.queue_synchronize(queue); s != 0 && status == 0) status = s;
+    }
+    for (bool& pending : context_.chunk_pending) pending = false;
+    return status;
+}
+
+int Staging::next_chunk(std::byte*& staging) {
+    const int index = next_;
+    next_ ^= 1;
+    if (context_.chunk_pending[index]) {
+        if (int status = plugin_.event_synchronize(context_.chunk_done[index]); status != 0)
+            return status;
+        context_.chunk_pending[index] = false;
+    }
+    staging = static_cast<std::byte*>(context_.chunk[index]);
+    current_ = index;
+    return 0;
+}
+
+int Staging::send_chunk(std::byte* device, const std::byte* staging, std::size_t bytes, int q) {
+    transfers_.bytes_to_device += bytes;
+    if (int status = plugin_.copy_to_device_2d(device, bytes, staging, bytes, bytes, 1,
+                                               context_.queue[q]);
+        status != 0) {
+        return status;
+    }
+    context_.chunk_pending[current_] = true;
+    return plugin_.event_record(context_.chunk_done[current_], context_.queue[q]);
+}
+
+void deliver(const std::byte* packed, const Matrix& out, Triangle part) {
+    const std::size_t column_bytes = out.column_bytes();
+    auto* host = const_cast<std::byte*>(out.host);
+    parallel_copy(static_cast<std::size_t>(out.extent.cols), out.bytes(), [&](std::size_t column) {
+        const auto j = static_cast<int64_t>(column);
+        int64_t first = 0;
+        int64_t last = out.extent.rows;
+        if (part == Triangle::upper) last = std::min(j + 1, out.extent.rows);
+        if (part == Triangle::lower) first = std::min(j, out.extent.rows);
+        const std::size_t offset = static_cast<std::size_t>(first) * out.element;
+        const std::size_t length = static_cast<std::size_t>(last - first) * out.element;
+        std::memcpy(
+            host + static_cast<std::size_t>(j) * static_cast<std::size_t>(out.ld) * out.element +
+                offset,
+            packed + column * column_bytes + offset, length);
+    });
+}
+
+void report_failure(const gpushim_device_plugin& plugin, const char* step, int status) {
+    static std::atomic<bool> reported{false};
+    const auto level = reported.exchange(true) ? log::Level::debug : log::Level::warn;
+    log::write(level, "device %s failed (%s); computing on the CPU", step,
+               plugin.describe_error(status));
+}
+
+}  // namespace gpushim::gpu

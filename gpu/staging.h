@@ -1,0 +1,79 @@
+// Moving matrices between the caller's memory and the device, for the executors: packed
+// uploads through pinned chunk buffers, downloads into the pinned result buffers of the
+// calling thread's context, and delivery of a packed result into the caller's matrix.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "dispatch/blas3_call.h"
+#include "gpu/device_interface.h"
+#include "gpu/device_memory_pool.h"
+#include "gpu/queue_context.h"
+
+namespace gpushim::gpu {
+
+struct Transfers {
+    uint64_t bytes_to_device = 0;
+    uint64_t bytes_to_host = 0;
+};
+
+// The process's device memory pool (never destroyed, like the device).
+DeviceMemoryPool& device_pool(const gpushim_device_plugin& plugin);
+
+// A column-major host matrix.
+struct Matrix {
+    const std::byte* host;
+    int64_t ld;
+    MatrixExtent extent;
+    std::size_t element;
+
+    std::size_t column_bytes() const { return static_cast<std::size_t>(extent.rows) * element; }
+    std::size_t bytes() const { return column_bytes() * static_cast<std::size_t>(extent.cols); }
+    const std::byte* column(int64_t j) const {
+        return host + static_cast<std::size_t>(j) * static_cast<std::size_t>(ld) * element;
+    }
+};
+
+// Transfers of one call, on the calling thread's context.
+class Staging {
+public:
+    Staging(const gpushim_device_plugin& plugin, QueueContext& context, Transfers& transfers)
+        : plugin_(plugin), context_(context), transfers_(transfers) {}
+
+    // Copies a host matrix to packed device memory (leading dimension = rows) on queue q,
+    // through the two pinned chunk buffers: packing one chunk overlaps the copy of the other.
+    int upload(void* device, const Matrix& m, int q);
+
+    // Copies `bytes` of device memory to result[q] + offset, as `rows` rows of `bytes / rows`
+    // (a pitch is limited, 2^31 - 1 bytes in CUDA; a whole result is not).
+    int download(const void* device, std::size_t offset, std::size_t row_bytes, std::size_t rows, int q);
+
+    // Copies a packed device matrix to the start of result[q].
+    int download(const void* device, const Matrix& m, int q) {
+        return download(device, 0, m.column_bytes(), static_cast<std::size_t>(m.extent.cols), q);
+    }
+
+    // Waits for everything enqueued; the chunk buffers are free afterwards.
+    int synchronize_all();
+
+private:
+    int next_chunk(std::byte*& staging);
+    int send_chunk(std::byte* device, const std::byte* staging, std::size_t bytes, int q);
+
+    const gpushim_device_plugin& plugin_;
+    QueueContext& context_;
+    Transfers& transfers_;
+    int next_ = 0;
+    int current_ = 0;
+};
+
+enum class Triangle { all, upper, lower };
+
+// Writes a packed result into the caller's matrix: all of it, or one triangle.
+void deliver(const std::byte* packed, const Matrix& out, Triangle part);
+
+// Logs a device failure: the first as a warning, later ones at debug level.
+void report_failure(const gpushim_device_plugin& plugin, const char* step, int status);
+
+}  // namespace gpushim::gpu
