@@ -26,12 +26,13 @@ bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell
 // Small calls, the common case, leave at the door: when no report is collected and the
 // call is below its routine's threshold, the entry point forwards it at once, before
 // describing it. Multiply-adds do not depend on the layout, so the raw sizes suffice.
-[[gnu::always_inline]] inline bool forward_at_once(Routine routine, gpushim_blas3_kind kind,
-                                                   char side, int64_t m, int64_t n, int64_t k) {
-    const Config& settings = config();
-    return !settings.collect_statistics &&
-           multiply_adds(kind, side, m, n, k) <
-               settings.threshold_cubed[static_cast<std::size_t>(routine)];
+[[gnu::always_inline]] inline bool forward_at_once(Routine routine, gpushim_blas3_kind kind, char side,
+                                                   int64_t m, int64_t n, int64_t k) {
+    // Before the settings are read, the routing path reads them: the entry point itself
+    // then makes no call but its final tail call, and keeps its arguments where they are.
+    const Config* settings = process_config.load(std::memory_order_acquire);
+    return settings != nullptr && !settings->collect_statistics &&
+           multiply_adds(kind, side, m, n, k) < settings->threshold_cubed[static_cast<std::size_t>(routine)];
 }
 
 // Invalid, degenerate, disabled and below-threshold calls stay on the CPU.

@@ -27,7 +27,8 @@
 // An entry point is a size test and two tail calls: a small call with no report to
 // collect is forwarded to the CPU library at once, before it is described (its arguments
 // stay where the caller put them); any other goes to the routing path of the same
-// signature.
+// signature, which also does everything that happens once (reading the settings,
+// resolving the CPU function), so that the entry point itself calls nothing.
 #define GPUSHIM_FORTRAN_ENTRY(symbol, name, KIND, family, T, A, B, Int)                         \
     namespace {                                                                                 \
     using Function_##symbol = void(GPUSHIM_FORTRAN_##family##_PARAMS(T, A, B, Int));           \
@@ -40,9 +41,10 @@
     }                                                                                           \
     }                                                                                           \
     extern "C" GPUSHIM_EXPORT void symbol(GPUSHIM_FORTRAN_##family##_PARAMS(T, A, B, Int)) {   \
-        if (gpushim::forward_at_once(gpushim::Routine::name, GPUSHIM_##KIND,                    \
-                                     GPUSHIM_FORTRAN_##family##_SHAPE)) {                       \
-            return cpu_##symbol.get()(GPUSHIM_FORTRAN_##family##_ARGS);                         \
+        Function_##symbol* const resolved = cpu_##symbol.resolved();                            \
+        if (resolved != nullptr && gpushim::forward_at_once(gpushim::Routine::name, GPUSHIM_##KIND, \
+                                                            GPUSHIM_FORTRAN_##family##_SHAPE)) { \
+            return resolved(GPUSHIM_FORTRAN_##family##_ARGS);                                   \
         }                                                                                       \
         return route_##symbol(GPUSHIM_FORTRAN_##family##_ARGS);                                 \
     }
@@ -60,9 +62,10 @@
     }                                                                                           \
     }                                                                                           \
     extern "C" GPUSHIM_EXPORT void symbol(GPUSHIM_CBLAS_##family##_PARAMS(T, A, B, Int)) {     \
-        if (gpushim::forward_at_once(gpushim::Routine::name, GPUSHIM_##KIND,                    \
-                                     GPUSHIM_CBLAS_##family##_SHAPE)) {                         \
-            return cpu_##symbol.get()(GPUSHIM_CBLAS_##family##_ARGS);                           \
+        Function_##symbol* const resolved = cpu_##symbol.resolved();                            \
+        if (resolved != nullptr && gpushim::forward_at_once(gpushim::Routine::name, GPUSHIM_##KIND, \
+                                                            GPUSHIM_CBLAS_##family##_SHAPE)) {   \
+            return resolved(GPUSHIM_CBLAS_##family##_ARGS);                                     \
         }                                                                                       \
         return route_##symbol(GPUSHIM_CBLAS_##family##_ARGS);                                   \
     }

@@ -12,6 +12,9 @@ class CpuFunction {
   public:
     constexpr explicit CpuFunction(const char* symbol) : symbol_(symbol) {}
 
+    // The function if it was resolved already, else nullptr; never resolves (no call).
+    Function* resolved() const { return function_.load(std::memory_order_acquire); }
+
     Function* get() {
         Function* function = function_.load(std::memory_order_acquire);
         if (function == nullptr) {
