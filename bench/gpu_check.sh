@@ -13,6 +13,11 @@
 #    (the same NumPy under LD_PRELOAD), NVBLAS and gpushim through dgemm_ (ctypes),
 #    cuBLAS on device-resident data (PyTorch or CuPy), copy rates, and the PCIe model
 #    for DGEMM n = 8192 (bench/gemm_compare.py)
+# 5. factorization timings, DPOTRF/DGETRF/ZPOTRF at n = 4096, 8192: OpenBLAS (pip NumPy's
+#    np.linalg.cholesky, pip SciPy's lu_factor), gpushim with host data (the same under
+#    LD_PRELOAD), cuSOLVER on device-resident data (PyTorch or CuPy); at most 60 s
+#    (bench/factor_compare.py). The plugin-level LAPACK check (plugin.lapack.cuda) runs
+#    in step 2.
 #
 # Every step runs under a timeout carved from one overall budget, so a hung step cannot
 # eat the device time; the summary says what ran, what was skipped and why.
@@ -25,9 +30,13 @@
 #                                 machine without a GPU)
 #   GPU_CHECK_SIZES=1024,2048,4096,8192,16384     GPU_CHECK_DTYPES=s,d,z
 #   GPU_CHECK_REPS=5              timed calls per cell (after one warm-up call)
+#   GPU_CHECK_FACTOR_SIZES=4096,8192   GPU_CHECK_FACTOR_CELLS=potrf:d,getrf:d,potrf:z
+#   GPU_CHECK_FACTOR_REPS=3       timed calls per factorization cell
 #   GPU_CHECK_CTEST_ARGS          extra arguments of step 2's ctest (e.g. "-LE scipy")
 #   GPU_CHECK_SKIP="netlib nvblas ..."   steps to leave out: build ctest netlib
-#                                 device openblas gpushim nvblas gpushim_f
+#                                 device openblas gpushim nvblas gpushim_f (GEMM columns)
+#                                 factor (all of step 5) factor_device factor_openblas
+#                                 factor_gpushim
 #   GPU_CHECK_NETLIB_DIR          Netlib testers + libs (default build-carry/netlib, else
 #                                 Debian's /usr/lib/<triplet>/blas when it has them)
 #   PYTHON=python3                the Python with NumPy (and PyTorch/CuPy)
@@ -48,6 +57,9 @@ export TEST_GPUSHIM_BACKEND=$backend  # the backend the test drivers use (tests/
 sizes=${GPU_CHECK_SIZES:-1024,2048,4096,8192,16384}
 dtypes=${GPU_CHECK_DTYPES:-s,d,z}
 reps=${GPU_CHECK_REPS:-5}
+factor_sizes=${GPU_CHECK_FACTOR_SIZES:-4096,8192}
+factor_cells=${GPU_CHECK_FACTOR_CELLS:-potrf:d,getrf:d,potrf:z}
+factor_reps=${GPU_CHECK_FACTOR_REPS:-3}
 skip=" ${GPU_CHECK_SKIP:-} "
 cuda_home=${CUDA_HOME:-/usr/local/cuda}
 [[ -d $cuda_home/bin ]] && PATH=$cuda_home/bin:$PATH
@@ -60,8 +72,10 @@ results=${OUT:-$build/gpu_check-results}
 mkdir -p "$results/logs" "$build" || exit 2
 report=$results/gpu_check.txt
 jsonl=$results/gemm.jsonl
+factor_jsonl=$results/factor.jsonl
 : >"$report"
 : >"$jsonl"
+: >"$factor_jsonl"
 
 # --- helpers ----------------------------------------------------------------------------
 say() { printf '%s\n' "$*" | tee -a "$report"; }
@@ -213,19 +227,33 @@ fi
 
 # --- 4. GEMM timings -----------------------------------------------------------------------
 gemm_py=$root/bench/gemm_compare.py
+factor_py=$root/bench/factor_compare.py
 steps=(device openblas gpushim nvblas gpushim_f)
 declare -A share=([device]=14 [openblas]=30 [gpushim]=28 [nvblas]=18 [gpushim_f]=10)
 common_gemm=(--dtypes "$dtypes" --sizes "$sizes" --reps "$reps")
+# Step 5's columns and their seconds (for the default 460 s budget; 60 s in all).
+factor_steps=(factor_device factor_openblas factor_gpushim)
+declare -A factor_share=([factor_device]=14 [factor_openblas]=26 [factor_gpushim]=20)
+
+# factor_reserve: the seconds step 5 keeps for itself while GEMM runs.
+factor_reserve() {
+    local s r=0
+    for s in "${factor_steps[@]}"; do
+        [[ -z $(why_not "$s") ]] && r=$(( r + factor_share[$s] ))
+    done
+    echo $(( r * budget / 460 ))
+}
 
 # gemm_step NAME CMD...: one python process measuring one column; its time is its share
-# of what is left (15 s kept for the table), the python --budget a bit less than that.
+# of what is left (15 s kept for the tables, step 5's seconds kept for it), the python
+# --budget a bit less than that.
 gemm_step() {
     local name=$1 s seen=0 rest=0; shift
     for s in "${steps[@]}"; do
         [[ $s == "$name" ]] && seen=1
         (( seen )) && [[ -z $(why_not "$s") ]] && rest=$(( rest + share[$s] ))
     done
-    local b=$(( ($(left) - 15) * share[$name] / rest ))
+    local b=$(( ($(left) - 15 - $(factor_reserve)) * share[$name] / rest ))
     if (( b < 15 )); then note "gemm $name: not run, out of time"; return 0; fi
     run_step "gemm_$name" "$b" "$@" --budget $(( b - (b / 6 > 10 ? b / 6 : 10) )) --out "$jsonl"
     local rc=$?
@@ -233,17 +261,24 @@ gemm_step() {
     return 0
 }
 
-# why_not NAME: why a gemm column is not measured (empty: it is).
+# why_not NAME: why a gemm or factor column is not measured (empty: it is).
 why_not() {
     if skipped "$1"; then echo "skipped (GPU_CHECK_SKIP)"
-    elif [[ $1 == gpushim* && ! -f $shim ]]; then echo "skipped, libgpushim.so not built"
+    elif [[ $1 == factor_* ]] && skipped factor; then echo "skipped (GPU_CHECK_SKIP)"
+    elif [[ $1 == factor_* && -z $have_numpy ]]; then echo "skipped, $py has no NumPy"
+    elif [[ $1 == factor_openblas || $1 == factor_gpushim ]] && [[ -z $have_scipy ]]; then
+        echo "n/a, $py has no SciPy (scipy.linalg.lu_factor)"
+    elif [[ $1 == *gpushim* && ! -f $shim ]]; then echo "skipped, libgpushim.so not built"
     elif [[ $1 == nvblas && ! -f $nvblas_lib ]]; then echo "n/a, $nvblas_lib not found"
     elif [[ ($1 == nvblas || $1 == gpushim_f) && -z $cpu_blas ]]; then
         echo "n/a, no CPU BLAS with standard Fortran names (no Debian OpenBLAS, no pip SciPy for the adapter)"
     fi
 }
 
-if ! timeout 60 "$py" -c 'import numpy' >/dev/null 2>&1; then
+have_numpy="" have_scipy=""
+timeout 60 "$py" -c 'import numpy' >/dev/null 2>&1 && have_numpy=yes
+[[ -n $have_numpy ]] && timeout 60 "$py" -c 'import scipy.linalg' >/dev/null 2>&1 && have_scipy=yes
+if [[ -z $have_numpy ]]; then
     note "gemm: skipped, $py has no NumPy"
 else
     for s in "${steps[@]}"; do
@@ -268,6 +303,37 @@ else
     done
 fi
 
+# --- 5. factorization timings ---------------------------------------------------------------
+# factor_step NAME CMD...: one python process measuring one column: its share of step 5's
+# seconds (at most its share of what is left, 10 s kept for the tables).
+factor_step() {
+    local name=$1 s seen=0 rest=0; shift
+    for s in "${factor_steps[@]}"; do
+        [[ $s == "$name" ]] && seen=1
+        (( seen )) && [[ -z $(why_not "$s") ]] && rest=$(( rest + factor_share[$s] ))
+    done
+    local cap=$(( factor_share[$name] * budget / 460 )) b=$(( ($(left) - 10) * factor_share[$name] / rest ))
+    (( b > cap )) && b=$cap
+    if (( b < 8 )); then note "factor ${name#factor_}: not run, out of time"; return 0; fi
+    run_step "$name" "$b" "$@" --budget $(( b - (b / 8 > 3 ? b / 8 : 3) )) --out "$factor_jsonl"
+    local rc=$?
+    (( rc != 0 )) && note "factor ${name#factor_}: $(status_of $rc) (logs/$name.log)"
+    return 0
+}
+
+common_factor=(--cells "$factor_cells" --sizes "$factor_sizes" --reps "$factor_reps")
+for s in "${factor_steps[@]}"; do
+    why=$(why_not "$s")
+    if [[ -n $why ]]; then note "factor ${s#factor_}: $why"; continue; fi
+    case $s in
+        factor_device) factor_step "$s" "$py" "$factor_py" run --impl device --label cusolver "${common_factor[@]}" ;;
+        factor_openblas) factor_step "$s" "$py" "$factor_py" run --impl numpy --label openblas "${common_factor[@]}" ;;
+        factor_gpushim)
+            factor_step "$s" env "${shim_env[@]}" GPUSHIM_REPORT="$results/logs/factor_gpushim.report.json" \
+                "$py" "$factor_py" run --impl numpy --label gpushim "${common_factor[@]}" ;;
+    esac
+done
+
 # --- summary -------------------------------------------------------------------------------
 say "Summary"
 for l in "${summary[@]}"; do say "  $l"; done
@@ -283,5 +349,15 @@ else
     say "GEMM table: nothing measured"
 fi
 say ""
-say "step logs and gpushim reports: $results/logs; raw timings: $jsonl"
+if [[ -s $factor_jsonl ]]; then
+    reports=()
+    [[ -f $results/logs/factor_gpushim.report.json ]] &&
+        reports+=(--report "gpushim=$results/logs/factor_gpushim.report.json")
+    timeout 30 "$py" "$factor_py" table "$factor_jsonl" "${reports[@]}" >"$results/factor_table.txt" 2>&1
+    tee -a "$report" <"$results/factor_table.txt"
+else
+    say "Factorization table: nothing measured"
+fi
+say ""
+say "step logs and gpushim reports: $results/logs; raw timings: $jsonl, $factor_jsonl"
 say "total $(( SECONDS - t_start )) s of ${budget} s"

@@ -97,7 +97,7 @@ std::vector<DefaultLocation> default_locations(const std::string& symbol) {
         return {{"libopenblas64_.so.0", symbol},
                 {"libopenblas64.so.0", symbol.substr(0, symbol.size() - 3)}};
     }
-    return {{"libopenblas.so.0", symbol}, {"libblas.so.3", symbol}};
+    return {{"libopenblas.so.0", symbol}, {"libblas.so.3", symbol}, {"liblapack.so.3", symbol}};
 }
 
 void* find_cpu_symbol(const char* symbol, const std::string& override_path) {

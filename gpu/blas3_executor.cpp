@@ -61,13 +61,15 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
 
     DeviceMemoryPool& pool = device_pool(*plugin);
     const Matrix a = operand(op, Operand::a);
-    const DeviceBuffer device_a(pool, a.bytes());
     const std::size_t b_bytes = uses_b ? operand(widest, Operand::b).bytes() : 0;
     const std::size_t c_bytes = output == Operand::c ? operand(widest, Operand::c).bytes() : 0;
-    const DeviceBuffer device_b[2] = {{pool, b_bytes}, {pool, queues > 1 ? b_bytes : 0}};
-    const DeviceBuffer device_c[2] = {{pool, c_bytes}, {pool, queues > 1 ? c_bytes : 0}};
-    if (!device_a.ok() || !device_b[0].ok() || !device_b[1].ok() || !device_c[0].ok() ||
-        !device_c[1].ok()) {
+    const std::size_t second_queue = queues > 1 ? 1 : 0;
+    // a, then b and c of each queue.
+    const DeviceBuffers<5> buffers(
+        pool, {a.bytes(), b_bytes, c_bytes, second_queue * b_bytes, second_queue * c_bytes});
+    const auto device_b = [&](int q) { return buffers.part(1 + 2 * static_cast<std::size_t>(q)); };
+    const auto device_c = [&](int q) { return buffers.part(2 + 2 * static_cast<std::size_t>(q)); };
+    if (!buffers.ok()) {
         log::write(log::Level::info, "%.1f MB does not fit in device memory; computing on the CPU",
                    static_cast<double>(a.bytes() + queues * (b_bytes + c_bytes)) * 1e-6);
         return Outcome::unavailable;
@@ -85,7 +87,7 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
     };
 
     const char* step = "upload";
-    int status = staging.upload(device_a.data(), a, 0);
+    int status = staging.upload(buffers.part(0), a, 0);
     if (status == 0 && queues > 1)
         status = plugin->event_record(context->shared_ready, context->queue[0]);
     for (int64_t p = 0; status == 0 && p < panels; ++p) {
@@ -99,22 +101,22 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
         const Blas3Op panel = panel_at(p);
         step = "upload";
         if (uses_b &&
-            (status = staging.upload(device_b[q].data(), operand(panel, Operand::b), q)) != 0)
+            (status = staging.upload(device_b(q), operand(panel, Operand::b), q)) != 0)
             break;
         if (uploads_c &&
-            (status = staging.upload(device_c[q].data(), operand(panel, Operand::c), q)) != 0)
+            (status = staging.upload(device_c(q), operand(panel, Operand::c), q)) != 0)
             break;
         Blas3Op device_op = panel;
-        device_op.a = device_a.data();
+        device_op.a = buffers.part(0);
         device_op.lda = std::max<int64_t>(1, a.extent.rows);
-        device_op.b = device_b[q].data();
+        device_op.b = device_b(q);
         device_op.ldb = std::max<int64_t>(1, operand_extent(panel, Operand::b).rows);
-        device_op.c = device_c[q].data();
+        device_op.c = device_c(q);
         device_op.ldc = std::max<int64_t>(1, operand_extent(panel, Operand::c).rows);
         step = "BLAS operation";
         if ((status = plugin->blas3(&device_op, context->queue[q])) != 0) break;
         step = "download";
-        const void* device_out = output == Operand::b ? device_b[q].data() : device_c[q].data();
+        const void* device_out = output == Operand::b ? device_b(q) : device_c(q);
         if ((status = staging.download(device_out, operand(panel, output), q)) != 0) break;
         if ((status = plugin->event_record(context->panel_done[q], context->queue[q])) != 0) break;
     }

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <mutex>
 
 #include "gpu/device_interface.h"
@@ -64,6 +65,37 @@ class DeviceBuffer {
     DeviceMemoryPool* pool_ = nullptr;
     bool needed_ = false;
     DeviceBlock block_;
+};
+
+// The device buffers of one call, carved from one pool block: a call never holds part of
+// what it needs while the rest does not fit (two calls' worth of fragments would then
+// starve every later call of a small device).
+template <std::size_t Count>
+class DeviceBuffers {
+public:
+    static constexpr std::size_t kAlignment = 256;
+
+    DeviceBuffers(DeviceMemoryPool& pool, const std::size_t (&sizes)[Count]) {
+        std::size_t total = 0;
+        for (std::size_t i = 0; i < Count; ++i) {
+            offsets_[i] = total;
+            sizes_[i] = sizes[i];
+            total += (sizes[i] + kAlignment - 1) / kAlignment * kAlignment;
+        }
+        if (total > 0) block_.emplace(pool, total);
+    }
+
+    bool ok() const { return !block_.has_value() || block_->ok(); }
+    // The i-th buffer; nullptr when it has no bytes.
+    void* part(std::size_t i) const {
+        if (sizes_[i] == 0 || !block_.has_value()) return nullptr;
+        return static_cast<std::byte*>(block_->data()) + offsets_[i];
+    }
+
+private:
+    std::size_t offsets_[Count] = {};
+    std::size_t sizes_[Count] = {};
+    std::optional<DeviceBuffer> block_;
 };
 
 }  // namespace gpushim::gpu

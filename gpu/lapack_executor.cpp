@@ -55,34 +55,35 @@ Outcome execute_lapack(const LapackOp& op, int64_t* pivots, Transfers& transfers
     }
 
     DeviceMemoryPool& pool = device_pool(*plugin);
-    const DeviceBuffer device_a(pool, a.bytes());
-    const DeviceBuffer device_pivots(pool, pivot_count * sizeof(int64_t));
-    const DeviceBuffer device_info(pool, sizeof(int));
-    if (!device_a.ok() || !device_pivots.ok() || !device_info.ok()) {
+    const DeviceBuffers<3> buffers(pool, {a.bytes(), pivot_count * sizeof(int64_t), sizeof(int)});
+    void* const device_a = buffers.part(0);
+    void* const device_pivots = buffers.part(1);
+    void* const device_info = buffers.part(2);
+    if (!buffers.ok()) {
         log::write(log::Level::info, "%.1f MB does not fit in device memory; computing on the CPU",
                    static_cast<double>(a.bytes()) * 1e-6);
         return Outcome::unavailable;
     }
 
     gpushim_lapack_op device_op = op;
-    device_op.a = device_a.data();
+    device_op.a = device_a;
     device_op.lda = std::max<int64_t>(1, rows);
-    device_op.ipiv = static_cast<int64_t*>(device_pivots.data());
-    device_op.info = static_cast<int*>(device_info.data());
+    device_op.ipiv = static_cast<int64_t*>(device_pivots);
+    device_op.info = static_cast<int*>(device_info);
 
     Staging staging(*plugin, *context, transfers);
     const char* step = "upload";
-    int status = staging.upload(device_a.data(), a, 0);
+    int status = staging.upload(device_a, a, 0);
     if (status == 0) {
         step = "LAPACK operation";
         status = plugin->lapack(&device_op, context->queue[0]);
     }
     if (status == 0) {
         step = "download";
-        status = staging.download(device_a.data(), a, 0);
+        status = staging.download(device_a, a, 0);
     }
-    if (status == 0) status = staging.download(device_pivots.data(), pivots_offset, pivot_count * sizeof(int64_t), 1, 0);
-    if (status == 0) status = staging.download(device_info.data(), info_offset, sizeof(int), 1, 0);
+    if (status == 0) status = staging.download(device_pivots, pivots_offset, pivot_count * sizeof(int64_t), 1, 0);
+    if (status == 0) status = staging.download(device_info, info_offset, sizeof(int), 1, 0);
     const int sync_status = staging.synchronize_all();
     if (status == 0 && sync_status != 0) {
         step = "synchronisation";

@@ -1,19 +1,33 @@
 #!/usr/bin/env python3
-"""SciPy's own BLAS test files under forced offload, compared with a run without the shim.
+"""NumPy's and SciPy's own test files under forced offload, compared with a run without the shim.
 
   run_scipy_tests.py --shim build/libgpushim.so --python /usr/bin/python3 [--fail-every 7]
-  run_scipy_tests.py --shim build/libgpushim.so --python .venv/bin/python
+  run_scipy_tests.py --shim build/libgpushim.so --python .venv/bin/python --suite numpy-lapack
 
-Runs scipy/linalg/tests/{test_blas,test_fblas,test_cython_blas}.py of the SciPy that
---python imports, twice, with pytest and a JUnit XML file each:
+--suite chooses the test files and the routines that must reach the device:
+  scipy-blas    (default) scipy/linalg/tests/{test_blas,test_fblas,test_cython_blas}.py;
+                12 Level-3 routines (Debian's SciPy calls dgemm_, pip SciPy scipy_dgemm_)
+  scipy-lapack  scipy/linalg/tests/test_decomp_cholesky.py and test_decomp_lu.py (SciPy >= 1.11;
+                older SciPys test lu_factor in test_decomp.py, which is run instead);
+                {s,d,c,z}potrf and {s,d,c,z}getrf (cholesky, cho_factor, lu, lu_factor)
+  numpy-lapack  numpy/linalg/tests/test_linalg.py; {d,z}potrf (cholesky) and {d,z}getrf
+                (det, slogdet): np.linalg computes single precision in double. Debian's
+                NumPy calls dgetrf_, pip NumPy >= 2 scipy_dgetrf_64_; the report keys both
+                by the lower-case routine name
+Tests marked xslow are left out, as the packages' own conftest.py leaves them out unless
+asked (they are not loaded here: the files run from a temporary rootdir); SciPy's
+TestCholesky::test_int_overflow, for one, factors a 17.7 GB matrix.
+
+The files of the package that --python imports run twice, with pytest and a JUnit XML file
+each:
   1. baseline: no shim;
   2. shim:     LD_PRELOAD=<shim> GPUSHIM_BACKEND=$TEST_GPUSHIM_BACKEND (default hostsim)
                GPUSHIM_THRESHOLD=0 (+ faults, hostsim only).
 Passes when the shim run has exactly the baseline's test ids and every test that passed in
 the baseline passes under the shim (a test that fails natively on this machine is reported
-and ignored: that is the "as they do without the shim" contract; on Debian 12's SciPy 1.10
-and pip SciPy 1.17 none does), and the shim's JSON report shows gpu_calls > 0 for the
-routines listed in GPU_EXPECTED (Debian's SciPy calls dgemm_, pip SciPy scipy_dgemm_).
+and ignored: that is the "as they do without the shim" contract; on Debian 12 and in the
+venv none does), and the shim's JSON report shows gpu_calls > 0 for the suite's routines
+(with faults: each was tried on the device, and some call fell back to the CPU).
 """
 from __future__ import annotations
 
@@ -21,16 +35,41 @@ import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import shimtest as st  # noqa: E402
 
-TEST_FILES = ("test_blas.py", "test_fblas.py", "test_cython_blas.py")
-# Level-3 routines these files call with valid, non-degenerate arguments (seen in both
-# Debian's SciPy 1.10 and pip SciPy 1.17).
-GPU_EXPECTED = ["sgemm", "dgemm", "cgemm", "zgemm", "dsymm", "zhemm", "ssyrk", "zherk",
-                "ssyr2k", "zher2k", "dtrmm", "strsm"]
+
+@dataclass
+class Suite:
+    package: str                 # the module whose <tests> folder holds the files
+    tests: str                   # that folder, relative to the package
+    # Each entry: a file, or alternatives (the first one installed is run).
+    files: list[str | tuple[str, ...]]
+    gpu: list[str]               # routines that must have run on the device
+    pytest_args: list[str] = field(default_factory=list)
+
+
+LAPACK_ROUTINES = [p + r for r in ("potrf", "getrf") for p in "sdcz"]
+SUITES = {
+    # Level-3 routines these files call with valid, non-degenerate arguments (seen in both
+    # Debian's SciPy 1.10 and pip SciPy 1.17).
+    "scipy-blas": Suite("scipy", "linalg/tests",
+                        ["test_blas.py", "test_fblas.py", "test_cython_blas.py"],
+                        ["sgemm", "dgemm", "cgemm", "zgemm", "dsymm", "zhemm", "ssyrk",
+                         "zherk", "ssyr2k", "zher2k", "dtrmm", "strsm"]),
+    # cholesky / cho_factor ({s,d,c,z}potrf) and lu / lu_factor ({s,d,c,z}getrf), in
+    # Debian's SciPy 1.10 and pip SciPy 1.17 alike.
+    "scipy-lapack": Suite("scipy", "linalg/tests",
+                          ["test_decomp_cholesky.py", ("test_decomp_lu.py", "test_decomp.py")],
+                          LAPACK_ROUTINES, ["-m", "not xslow"]),
+    # np.linalg.cholesky (potrf), det and slogdet (getrf), in NumPy 1.24 and 2.x alike;
+    # np.linalg computes single precision in double, so only the d and z routines.
+    "numpy-lapack": Suite("numpy", "linalg/tests", ["test_linalg.py"],
+                          ["dpotrf", "zpotrf", "dgetrf", "zgetrf"], ["-m", "not xslow"]),
+}
 
 
 def outcomes(xml_path: str) -> dict[str, str]:
@@ -49,36 +88,49 @@ def outcomes(xml_path: str) -> dict[str, str]:
 
 def main() -> int:
     ap = st.arg_parser(__doc__, python=sys.executable)
+    ap.add_argument("--suite", choices=sorted(SUITES), default="scipy-blas")
     ap.add_argument("--fail-every", type=int, default=0)
     ap.add_argument("--deselect", action="append", default=[],
                     help="pytest node id (relative to the tests folder) to leave out")
     args = ap.parse_args()
+    suite = SUITES[args.suite]
     if args.fail_every:
         st.hostsim_only("fault injection (--fail-every)")
 
+    if os.sep in args.python:  # the children run in a temporary folder
+        args.python = os.path.abspath(args.python)
     if not os.access(args.python, os.X_OK):
         st.skip(f"python interpreter {args.python} not found (create the venv: .ci/run)")
     probe = subprocess.run(
-        [args.python, "-c", "import os, pytest, scipy.linalg, numpy; "
-         "print(os.path.join(os.path.dirname(scipy.linalg.__file__), 'tests')); "
-         "print(scipy.__version__, numpy.__version__, pytest.__version__)"],
+        [args.python, "-c", f"import os, pytest, numpy, {suite.package} as p; "
+         f"print(os.path.join(os.path.dirname(p.__file__), {suite.tests!r})); "
+         "print(p.__name__, p.__version__, 'numpy', numpy.__version__, "
+         "'pytest', pytest.__version__)"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=st.make_env(None, None))
     if probe.returncode != 0:
-        st.skip(f"{args.python} cannot import pytest/scipy/numpy:\n{probe.stderr[-2000:]}")
+        st.skip(f"{args.python} cannot import pytest/numpy/{suite.package}:\n"
+                f"{probe.stderr[-2000:]}")
     testdir, versions = probe.stdout.split("\n")[:2]
-    st.log(f"scipy/numpy/pytest {versions} ({args.python}), tests in {testdir}")
-    files = [os.path.join(testdir, f) for f in TEST_FILES]
-    missing = [f for f in files if not os.path.isfile(f)]
+    st.log(f"suite {args.suite}: {versions} ({args.python}), tests in {testdir}")
+    files, missing = [], []
+    for entry in suite.files:
+        choices = (entry,) if isinstance(entry, str) else entry
+        found = [f for f in choices if os.path.isfile(os.path.join(testdir, f))]
+        if found:
+            files.append(os.path.join(testdir, found[0]))
+        else:
+            missing.append(" or ".join(choices))
     if missing:
-        st.skip(f"SciPy test files not installed: {missing}")
+        st.skip(f"{suite.package} test files not installed: {missing}")
+    st.log("test files: " + " ".join(os.path.basename(f) for f in files))
     shim = st.find_shim(args.shim)
 
-    with st.tempdir("scipy_tests_") as tmp:
+    with st.tempdir(f"{args.suite.replace('-', '_')}_tests_") as tmp:
         def pytest_run(tag, env):
             xml = os.path.join(tmp, f"{tag}.xml")
             cmd = [args.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfE",
-                   f"--rootdir={tmp}", f"--junitxml={xml}"]
+                   f"--rootdir={tmp}", f"--junitxml={xml}"] + suite.pytest_args
             for d in args.deselect:
                 cmd.append(f"--deselect={os.path.join(testdir, d)}")
             res = st.run(cmd + files, env, cwd=tmp, timeout=1200)
@@ -112,10 +164,10 @@ def main() -> int:
         if shim_rc not in (0, 1) or (shim_rc == 1 and not native_fail):
             problems.append(f"pytest under the shim exited {shim_rc} (baseline {base_rc})")
 
-        problems += st.check_reports(rdir, gpu=GPU_EXPECTED, faults=args.fail_every > 0)
+        problems += st.check_reports(rdir, gpu=suite.gpu, faults=args.fail_every > 0)
 
-    return st.finish(problems, f"OK: {n_pass} tests pass with and without the shim, "
-                               f"{len(native_fail)} native failures ignored")
+    return st.finish(problems, f"OK ({args.suite}): {n_pass} tests pass with and without "
+                               f"the shim, {len(native_fail)} native failures ignored")
 
 
 if __name__ == "__main__":

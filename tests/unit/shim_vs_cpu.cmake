@@ -7,7 +7,7 @@
 #   offload       forced offload (GPUSHIM_THRESHOLD=0) to the backend under test; the CPU
 #                 BLAS is the 32-bit reference OpenBLAS (main() sets GPUSHIM_CPU_BLAS)
 #   faults        every 7th device operation fails: those calls must be recomputed on the CPU
-#   small_device  200000 bytes of device memory: larger calls must stay on the CPU
+#   small_device  100000 bytes of device memory: larger calls must stay on the CPU
 #   disabled      GPUSHIM_DISABLE=1: everything on the CPU
 # The backend under test is $TEST_GPUSHIM_BACKEND when the test runs (main() reads it; the
 # default is hostsim, the host-simulated device): `TEST_GPUSHIM_BACKEND=cuda ctest` runs
@@ -45,7 +45,7 @@ find_package(Python3 COMPONENTS Interpreter)
 set(_shim_vs_cpu_common GPUSHIM_THRESHOLD=0 OPENBLAS_NUM_THREADS=1)
 set(_shim_vs_cpu_env_offload "")
 set(_shim_vs_cpu_env_faults GPUSHIM_HOSTSIM_FAIL_EVERY=7 GPUSHIM_CPU_BLAS=)
-set(_shim_vs_cpu_env_small_device GPUSHIM_HOSTSIM_MEMORY=200000 GPUSHIM_CPU_BLAS=)
+set(_shim_vs_cpu_env_small_device GPUSHIM_HOSTSIM_MEMORY=100000 GPUSHIM_CPU_BLAS=)
 set(_shim_vs_cpu_env_disabled GPUSHIM_DISABLE=1 GPUSHIM_CPU_BLAS=)
 # Panels of a few columns and several copy threads: the pipelined path on every call, and
 # faults that strike after some panels were delivered (the rest computed on the CPU).
