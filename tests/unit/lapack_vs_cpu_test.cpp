@@ -32,30 +32,23 @@
 //  - a leading dimension above 2^32 through the 64-bit names;
 //  - concurrent callers.
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <type_traits>
 #include <vector>
 
-#ifndef GPUSHIM_SHIM_PATH
-#error "GPUSHIM_SHIM_PATH (the path of libgpushim.so) must be defined"
-#endif
+#include "shim_test_harness.h"
+
 #ifndef GPUSHIM_TEST_OPENBLAS_PATH
 #define GPUSHIM_TEST_OPENBLAS_PATH "/usr/lib/x86_64-linux-gnu/libopenblas.so.0"
 #endif
@@ -65,23 +58,9 @@
 
 namespace {
 
+using namespace gpushim::test_harness;  // NOLINT(google-build-using-namespace): the shared harness
+
 // --- Types --------------------------------------------------------------------------------
-using c32 = std::complex<float>;
-using c64 = std::complex<double>;
-
-template <class T>
-struct RealOf {
-    using type = T;
-};
-template <class R>
-struct RealOf<std::complex<R>> {
-    using type = R;
-};
-template <class T>
-using Real = typename RealOf<T>::type;
-template <class T>
-constexpr bool kIsComplex = !std::is_floating_point_v<T>;
-
 template <class T>
 char prefix() {
     if constexpr (std::is_same_v<T, float>) return 's';
@@ -90,98 +69,9 @@ char prefix() {
     return 'z';
 }
 
-template <class T>
-T make_value(double re, double im) {
-    if constexpr (kIsComplex<T>) {
-        return T(static_cast<Real<T>>(re), static_cast<Real<T>>(im));
-    } else {
-        return static_cast<T>(re);
-    }
-}
-template <class T>
-T nan_value() {
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    return make_value<T>(nan, nan);
-}
-template <class T>
-T sentinel_value() {
-    return make_value<T>(-1234.5, 6789.25);
-}
-template <class T>
-bool same_bits(const T& x, const T& y) {
-    return std::memcmp(&x, &y, sizeof(T)) == 0;
-}
-template <class T>
-std::string show(const T& x) {
-    std::ostringstream s;
-    s.precision(std::numeric_limits<Real<T>>::max_digits10);
-    s << x;
-    return s.str();
-}
-
 // --- Name schemes and libraries -----------------------------------------------------------
-enum class Scheme { standard, suffix64, scipy64, scipy32 };
 constexpr Scheme kSchemes[] = {Scheme::standard, Scheme::suffix64, Scheme::scipy64,
                                Scheme::scipy32};
-
-bool is_64(Scheme scheme) {
-    return scheme == Scheme::suffix64 || scheme == Scheme::scipy64;
-}
-const char* scheme_name(Scheme scheme) {
-    switch (scheme) {
-        case Scheme::standard:
-            return "standard";
-        case Scheme::suffix64:
-            return "suffix64";
-        case Scheme::scipy64:
-            return "scipy64";
-        case Scheme::scipy32:
-            return "scipy32";
-    }
-    return "?";
-}
-std::string symbol_name(const std::string& routine, Scheme scheme) {
-    switch (scheme) {
-        case Scheme::standard:
-            return routine + "_";
-        case Scheme::suffix64:
-            return routine + "_64_";
-        case Scheme::scipy64:
-            return "scipy_" + routine + "_64_";
-        case Scheme::scipy32:
-            return "scipy_" + routine + "_";
-    }
-    return routine;
-}
-
-struct Libraries {
-    void* shim = nullptr;
-    void* openblas = nullptr;    // 32-bit integers
-    void* openblas64 = nullptr;  // 64-bit integers under the plain names; may be missing
-};
-Libraries& libraries() {
-    static Libraries instance;
-    return instance;
-}
-
-std::string environment(const char* name) {
-    const char* value = std::getenv(name);
-    return value != nullptr ? value : "";
-}
-bool environment_switch(const char* name) {
-    std::string value = environment(name);
-    for (char& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return !(value.empty() || value == "0" || value == "false" || value == "no" || value == "off");
-}
-
-// True when every valid, non-empty call certainly completes on the (simulated) device and its
-// factorization succeeds: the only setting in which names without a CPU symbol may be called.
-bool device_completes_every_call() {
-    return environment("GPUSHIM_BACKEND") == "hostsim" && environment("GPUSHIM_THRESHOLD") == "0" &&
-           !environment_switch("GPUSHIM_DISABLE") &&
-           !environment_switch("GPUSHIM_HOSTSIM_FAIL_EVERY") &&
-           environment("GPUSHIM_HOSTSIM_MEMORY").empty();
-}
 
 using Dpotrf64 = void(const char*, const int64_t*, double*, const int64_t*, int64_t*, std::size_t);
 
@@ -189,24 +79,14 @@ using Dpotrf64 = void(const char*, const int64_t*, double*, const int64_t*, int6
 // libopenblas64.so.0). Asked of the shim itself, in a forked child: an empty call stays on
 // the CPU, and a shim that finds no CPU symbol stops with a message.
 bool cpu_has_64bit_lapack() {
-    static const bool available = [] {
-        std::fflush(stdout);
-        std::fflush(stderr);
-        const pid_t child = fork();
-        if (child == 0) {
-            const int null = open("/dev/null", O_WRONLY);
-            if (null >= 0) dup2(null, STDERR_FILENO);
-            auto* fn = reinterpret_cast<Dpotrf64*>(dlsym(libraries().shim, "dpotrf_64_"));
-            const int64_t n = 0, lda = 1;
-            int64_t info = -99;
-            double a[1] = {0};
-            if (fn != nullptr) fn("U", &n, a, &lda, &info, 1);
-            _exit(fn != nullptr && info == 0 ? 0 : 1);
-        }
-        int status = 0;
-        if (child < 0 || waitpid(child, &status, 0) != child) return false;
-        return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    }();
+    static const bool available = succeeds_in_child([] {
+        auto* fn = reinterpret_cast<Dpotrf64*>(dlsym(libraries().shim, "dpotrf_64_"));
+        const int64_t n = 0, lda = 1;
+        int64_t info = -99;
+        double a[1] = {0};
+        if (fn != nullptr) fn("U", &n, a, &lda, &info, 1);
+        return fn != nullptr && info == 0;
+    });
     return available;
 }
 
@@ -375,15 +255,6 @@ std::string describe(const std::string& routine, Scheme scheme, const Args& args
 }
 
 // --- Operands -----------------------------------------------------------------------------
-using Rng = std::mt19937_64;
-
-template <class T>
-T random_value(Rng& rng) {
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
-    const double re = u(rng);
-    return make_value<T>(re, u(rng));
-}
-
 // A random Hermitian positive definite n x n matrix in double precision, column-major:
 // B^H B / n + I, B with entries in [-1, 1]; eigenvalues in [1, n + 1].
 std::vector<c64> random_hpd(int64_t n, bool complex, Rng& rng) {
@@ -857,70 +728,13 @@ TEST(LapackThreads, ConcurrentCallsAgreeWithOpenBLAS) {
 
 }  // namespace
 
-// The shim reads its configuration once, at its first call: set it before any test runs.
+// The shim reads its configuration once, at its first call: start_harness() sets it before
+// any test runs.
 int main(int argc, char** argv) {
-    bool death_test_child = false;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strstr(argv[i], "internal_run_death_test") != nullptr) death_test_child = true;
-    }
-    const auto path_of = [](const char* variable, const char* built_in) {
-        const std::string value = environment(variable);
-        return value.empty() ? std::string(built_in) : value;
-    };
-    const std::string openblas = path_of("GPUSHIM_TEST_OPENBLAS", GPUSHIM_TEST_OPENBLAS_PATH);
-    const std::string openblas64 = path_of("GPUSHIM_TEST_OPENBLAS64", GPUSHIM_TEST_OPENBLAS64_PATH);
-    // The backend under test: $TEST_GPUSHIM_BACKEND (a harness variable, not a setting of
-    // the shim), default hostsim. The faults variant sets GPUSHIM_HOSTSIM_FAIL_EVERY, which
-    // only the host-simulated device understands: with another backend it skips.
-    const std::string test_backend = environment("TEST_GPUSHIM_BACKEND");
-    setenv("GPUSHIM_BACKEND", test_backend.empty() ? "hostsim" : test_backend.c_str(), 0);
-    if (environment("GPUSHIM_BACKEND") != "hostsim") {
-        for (const char* name : {"GPUSHIM_HOSTSIM_FAIL_EVERY", "GPUSHIM_HOSTSIM_MEMORY"}) {
-            if (!environment(name).empty()) {
-                std::printf("SKIP: %s needs GPUSHIM_BACKEND=hostsim, not %s\n", name,
-                            environment("GPUSHIM_BACKEND").c_str());
-                return 77;  // CTest's SKIP_RETURN_CODE (tests/unit/lapack_vs_cpu.cmake)
-            }
-        }
-    }
-    setenv("GPUSHIM_THRESHOLD", "0", 0);
-    // The standard names' CPU library; the 64_ names are not in it, and the shim must find
-    // Debian's ILP64 OpenBLAS for them by itself.
-    setenv("GPUSHIM_CPU_BLAS", openblas.c_str(), 0);
-    setenv("OPENBLAS_NUM_THREADS", "1", 0);  // small calls; deterministic and quick
-    // A report left by an earlier run must not pass for this run's (it is written at exit).
-    const std::string report = environment("GPUSHIM_REPORT");
-    if (!death_test_child && report.size() > 5 && report.find('%') == std::string::npos &&
-        report.compare(report.size() - 5, 5, ".json") == 0) {
-        std::remove(report.c_str());
-    }
-
-    testing::InitGoogleTest(&argc, argv);
-
-    Libraries& libs = libraries();
-    // The ILP64 library first: a shim that searched the loaded libraries for dpotrf_ without
-    // checking the integer width would take its dpotrf_ (64-bit integers) for a 32-bit call.
-    libs.openblas64 =
-        openblas64.empty() ? nullptr : dlopen(openblas64.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (libs.openblas64 == nullptr) {
-        std::printf(
-            "lapack_vs_cpu_test: no ILP64 OpenBLAS (%s): the 64_ names are compared with "
-            "the 32-bit OpenBLAS\n",
-            openblas64.c_str());
-    }
-    libs.openblas = dlopen(openblas.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (libs.openblas == nullptr) {
-        std::fprintf(stderr, "lapack_vs_cpu_test: cannot load the reference OpenBLAS: %s\n",
-                     dlerror());
-        return 1;
-    }
-    // $GPUSHIM_TEST_SHIM tests another build of the shim (its plugins must lie beside it).
-    const std::string shim = path_of("GPUSHIM_TEST_SHIM", GPUSHIM_SHIM_PATH);
-    libs.shim = dlopen(shim.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (libs.shim == nullptr) {
-        std::fprintf(stderr, "lapack_vs_cpu_test: cannot load %s: %s\n", shim.c_str(), dlerror());
-        return 1;
-    }
+    if (const int status = start_harness(argc, argv, "lapack_vs_cpu_test",
+                                         GPUSHIM_TEST_OPENBLAS_PATH, GPUSHIM_TEST_OPENBLAS64_PATH);
+        status != 0)
+        return status;
     std::printf("lapack_vs_cpu_test: CPU symbols for the 64_ names: %s\n",
                 cpu_has_64bit_lapack() ? "found" : "none");
     return RUN_ALL_TESTS();

@@ -18,29 +18,14 @@
 # Debian's ILP64 OpenBLAS (libopenblas64-0-pthread) for the 64_ names, which then run every
 # case there, CPU fallbacks included.
 
-if(CMAKE_LIBRARY_ARCHITECTURE)
-  set(_shim_vs_cpu_multiarch ${CMAKE_LIBRARY_ARCHITECTURE})
-else()
-  set(_shim_vs_cpu_multiarch x86_64-linux-gnu)
-endif()
-set(GPUSHIM_TEST_OPENBLAS "/usr/lib/${_shim_vs_cpu_multiarch}/libopenblas.so.0"
-    CACHE FILEPATH "The 32-bit OpenBLAS (Fortran and CBLAS names) that shim_vs_cpu_test compares with")
+include(${CMAKE_CURRENT_LIST_DIR}/variant_tests.cmake)  # GPUSHIM_TEST_OPENBLAS, the functions
+
 if(NOT EXISTS "${GPUSHIM_TEST_OPENBLAS}")
   message(WARNING "shim_vs_cpu_test: ${GPUSHIM_TEST_OPENBLAS} does not exist (install "
                   "libopenblas0-pthread or set GPUSHIM_TEST_OPENBLAS); its tests will fail")
 endif()
 
-add_executable(shim_vs_cpu_test ${CMAKE_CURRENT_LIST_DIR}/shim_vs_cpu_test.cpp)
-target_link_libraries(shim_vs_cpu_test PRIVATE gpushim_build_flags GTest::gtest ${CMAKE_DL_LIBS}
-                                               Threads::Threads)
-target_compile_definitions(shim_vs_cpu_test PRIVATE
-  GPUSHIM_SHIM_PATH="$<TARGET_FILE:gpushim>"
-  GPUSHIM_TEST_OPENBLAS_PATH="${GPUSHIM_TEST_OPENBLAS}")
-# Loaded at run time, not linked: the shim, and the plugin that GPUSHIM_BACKEND=hostsim names.
-# (The CUDA plugin, for TEST_GPUSHIM_BACKEND=cuda, is built whenever the toolkit is found.)
-add_dependencies(shim_vs_cpu_test gpushim gpushim_hostsim)
-
-find_package(Python3 COMPONENTS Interpreter)
+gpushim_vs_cpu_executable(shim_vs_cpu_test ${CMAKE_CURRENT_LIST_DIR}/shim_vs_cpu_test.cpp)
 
 set(_shim_vs_cpu_common GPUSHIM_THRESHOLD=0 OPENBLAS_NUM_THREADS=1)
 set(_shim_vs_cpu_env_offload "")
@@ -60,29 +45,7 @@ set(_shim_vs_cpu_check_disabled --no-gpu)
 set(_shim_vs_cpu_check_panels --gpu)
 set(_shim_vs_cpu_check_panel_faults --hostsim-only --gpu --fallbacks)
 
-foreach(variant offload faults small_device disabled panels panel_faults)
-  set(report ${CMAKE_CURRENT_BINARY_DIR}/shim_vs_cpu_${variant}.json)
-  set(environment ${_shim_vs_cpu_common} ${_shim_vs_cpu_env_${variant}} GPUSHIM_REPORT=${report})
-  add_test(NAME unit.shim_vs_cpu.${variant} COMMAND shim_vs_cpu_test)
-  set_tests_properties(unit.shim_vs_cpu.${variant} PROPERTIES
-    ENVIRONMENT "${environment}"
-    # no GPUSHIM_BACKEND of the caller's: main() sets it from TEST_GPUSHIM_BACKEND
-    ENVIRONMENT_MODIFICATION GPUSHIM_BACKEND=unset:
-    SKIP_RETURN_CODE 77
-    FIXTURES_SETUP shim_vs_cpu.${variant}
-    LABELS shim_vs_cpu
-    TIMEOUT 300)
-  if(Python3_Interpreter_FOUND)
-    add_test(NAME unit.shim_vs_cpu.${variant}.report
-             COMMAND Python3::Interpreter ${CMAKE_CURRENT_LIST_DIR}/check_report.py ${report}
-                     ${_shim_vs_cpu_check_${variant}})
-    set(required shim_vs_cpu.${variant})
-    if(variant STREQUAL "small_device")
-      list(APPEND required shim_vs_cpu.offload)
-    endif()
-    set_tests_properties(unit.shim_vs_cpu.${variant}.report PROPERTIES
-      FIXTURES_REQUIRED "${required}"
-      SKIP_RETURN_CODE 77
-      LABELS shim_vs_cpu)
-  endif()
-endforeach()
+gpushim_vs_cpu_variant_tests(shim_vs_cpu
+  VARIANTS offload faults small_device disabled panels panel_faults
+  COMMON ${_shim_vs_cpu_common}
+  LABELS shim_vs_cpu)

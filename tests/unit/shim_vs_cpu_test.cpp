@@ -34,10 +34,7 @@
 // unlimited device memory, not disabled). The reference is always 32-bit OpenBLAS. A death
 // test checks that a CPU-bound 64_ call without a CPU symbol stops with a message.
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -45,10 +42,8 @@
 #include <complex>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -56,26 +51,17 @@
 #include <type_traits>
 #include <vector>
 
-#include "fallback/fortran_blas3.h"  // RealOf, scalar_as: type conversions only
+#include "shim_test_harness.h"
 
-#ifndef GPUSHIM_SHIM_PATH
-#error "GPUSHIM_SHIM_PATH (the path of libgpushim.so) must be defined"
-#endif
 #ifndef GPUSHIM_TEST_OPENBLAS_PATH
 #define GPUSHIM_TEST_OPENBLAS_PATH "/usr/lib/x86_64-linux-gnu/libopenblas.so.0"
 #endif
 
 namespace {
 
+using namespace gpushim::test_harness;  // NOLINT(google-build-using-namespace): the shared harness
+
 // --- Types --------------------------------------------------------------------------------
-using c32 = std::complex<float>;
-using c64 = std::complex<double>;
-
-template <class T>
-using Real = typename gpushim::fallback::RealOf<T>::type;
-template <class T>
-constexpr bool kIsComplex = !std::is_floating_point_v<T>;
-
 // A CBLAS scalar: real ones by value, complex ones by address.
 template <class S>
 using CblasArg = std::conditional_t<std::is_floating_point_v<S>, S, const void*>;
@@ -88,35 +74,15 @@ CblasArg<S> cblas_arg(const S& s) {
     }
 }
 
-// re (+ i im), as a T: a real T drops im.
-template <class T>
-T make_value(double re, double im) {
-    const double value[2] = {re, im};
-    return gpushim::fallback::scalar_as<T>(value);
-}
 template <class S>
 S scalar_as(c64 v) {
     return make_value<S>(v.real(), v.imag());
-}
-template <class T>
-T nan_value() {
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    return make_value<T>(nan, nan);
-}
-template <class T>
-T sentinel_value() {
-    return make_value<T>(-1234.5, 6789.25);
-}
-template <class T>
-bool same_bits(const T& x, const T& y) {
-    return std::memcmp(&x, &y, sizeof(T)) == 0;
 }
 
 // --- Routines, interfaces, name schemes ---------------------------------------------------
 enum class Kind { gemm, symm, hemm, syrk, herk, syr2k, her2k, trmm, trsm };
 enum class Family { gemm, symm, rank_k, rank_2k, triangular };
 enum class Api { fortran, cblas_col, cblas_row };
-enum class Scheme { standard, suffix64, scipy64, scipy32 };
 
 Family family_of(Kind kind) {
     switch (kind) {
@@ -166,24 +132,6 @@ int routine_index(const std::string& name) {
     return -1;
 }
 
-bool is_64(Scheme scheme) {
-    return scheme == Scheme::suffix64 || scheme == Scheme::scipy64;
-}
-
-std::string symbol_name(const std::string& routine, Scheme scheme, bool cblas) {
-    switch (scheme) {
-        case Scheme::standard:
-            return cblas ? "cblas_" + routine : routine + "_";
-        case Scheme::suffix64:
-            return cblas ? "cblas_" + routine + "64_" : routine + "_64_";
-        case Scheme::scipy64:
-            return cblas ? "scipy_cblas_" + routine + "64_" : "scipy_" + routine + "_64_";
-        case Scheme::scipy32:
-            return cblas ? "scipy_cblas_" + routine : "scipy_" + routine + "_";
-    }
-    return routine;
-}
-
 const char* api_name(Api api) {
     switch (api) {
         case Api::fortran:
@@ -195,26 +143,9 @@ const char* api_name(Api api) {
     }
     return "?";
 }
-const char* scheme_name(Scheme scheme) {
-    switch (scheme) {
-        case Scheme::standard:
-            return "standard";
-        case Scheme::suffix64:
-            return "suffix64";
-        case Scheme::scipy64:
-            return "scipy64";
-        case Scheme::scipy32:
-            return "scipy32";
-    }
-    return "?";
-}
-
-// Test parameters print by name.
+// Test parameters print by name (PrintTo(Scheme) is the harness's).
 void PrintTo(Api api, std::ostream* os) {
     *os << api_name(api);
-}
-void PrintTo(Scheme scheme, std::ostream* os) {
-    *os << scheme_name(scheme);
 }
 
 // CBLAS enumerations (cblas.h); anything else becomes an invalid value.
@@ -233,39 +164,11 @@ int cblas_side(char f) {
 }
 
 // --- Libraries ----------------------------------------------------------------------------
-struct Libraries {
-    void* shim = nullptr;
-    void* openblas = nullptr;
-};
-Libraries& libraries() {
-    static Libraries instance;
-    return instance;
-}
-
 void* shim_symbol(const std::string& name) {
     return dlsym(libraries().shim, name.c_str());
 }
 void* reference_symbol(const std::string& name) {
     return dlsym(libraries().openblas, name.c_str());
-}
-
-std::string environment(const char* name) {
-    const char* value = std::getenv(name);
-    return value != nullptr ? value : "";
-}
-bool environment_switch(const char* name) {
-    std::string value = environment(name);
-    for (char& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return !(value.empty() || value == "0" || value == "false" || value == "no" || value == "off");
-}
-
-// True when every valid, non-degenerate call certainly completes on the (simulated) device:
-// the only setting in which names whose CPU symbol does not exist may be called.
-bool device_completes_every_call() {
-    return environment("GPUSHIM_BACKEND") == "hostsim" && environment("GPUSHIM_THRESHOLD") == "0" &&
-           !environment_switch("GPUSHIM_DISABLE") &&
-           !environment_switch("GPUSHIM_HOSTSIM_FAIL_EVERY") &&
-           environment("GPUSHIM_HOSTSIM_MEMORY").empty();
 }
 
 using FortranDgemm64 = void(const char*, const char*, const int64_t*, const int64_t*,
@@ -287,20 +190,10 @@ void degenerate_dgemm_64() {
 // the shim itself, in a forked child, so that the answer follows the shim's resolver: a
 // child that finds none stops with a message.
 bool cpu_has_64bit_blas() {
-    static const bool available = [] {
-        std::fflush(stdout);
-        std::fflush(stderr);
-        const pid_t child = fork();
-        if (child == 0) {
-            const int null = open("/dev/null", O_WRONLY);
-            if (null >= 0) dup2(null, STDERR_FILENO);
-            degenerate_dgemm_64();
-            _exit(0);
-        }
-        int status = 0;
-        if (child < 0 || waitpid(child, &status, 0) != child) return false;
-        return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    }();
+    static const bool available = succeeds_in_child([] {
+        degenerate_dgemm_64();
+        return true;
+    });
     return available;
 }
 
@@ -632,15 +525,6 @@ struct Operands {
     Matrix<T> a, b, c;  // triangular routines: b is the in/out matrix, c unused
 };
 
-using Rng = std::mt19937_64;
-
-template <class T>
-T random_value(Rng& rng) {
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
-    const double re = u(rng);
-    return make_value<T>(re, u(rng));
-}
-
 // Shapes and contents of the operands of a case, by routine (logical shapes hold for both
 // layouts; CBLAS row-major has the same logical meaning).
 template <class T>
@@ -822,14 +706,6 @@ void call(Kind kind, void* fn, const Case& c, Operands<T>& o) {
 }
 
 // --- Comparison ---------------------------------------------------------------------------
-template <class T>
-std::string show(const T& x) {
-    std::ostringstream s;
-    s.precision(std::numeric_limits<Real<T>>::max_digits10);
-    s << x;
-    return s.str();
-}
-
 // Checks the shim's operands after the call against OpenBLAS's. Empty: agreement.
 template <class T, class A, class B>
 std::string compare(Kind kind, const Case& c, const Operands<T>& before, const Operands<T>& shim,
@@ -1351,57 +1227,13 @@ TEST(Threads, ConcurrentCallsAgreeWithOpenBLAS) {
 
 }  // namespace
 
-// The shim reads its configuration once, at its first call: set it before any test runs.
+// The shim reads its configuration once, at its first call: start_harness() sets it before
+// any test runs.
 int main(int argc, char** argv) {
-    bool death_test_child = false;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strstr(argv[i], "internal_run_death_test") != nullptr) death_test_child = true;
-    }
-    const std::string openblas = environment("GPUSHIM_TEST_OPENBLAS").empty()
-                                     ? std::string(GPUSHIM_TEST_OPENBLAS_PATH)
-                                     : environment("GPUSHIM_TEST_OPENBLAS");
-    // The backend under test: $TEST_GPUSHIM_BACKEND (a harness variable, not a setting of
-    // the shim), default hostsim. The faults and small_device variants set GPUSHIM_HOSTSIM_*,
-    // which only the host-simulated device understands: with another backend they skip.
-    const std::string test_backend = environment("TEST_GPUSHIM_BACKEND");
-    setenv("GPUSHIM_BACKEND", test_backend.empty() ? "hostsim" : test_backend.c_str(), 0);
-    if (environment("GPUSHIM_BACKEND") != "hostsim") {
-        for (const char* name : {"GPUSHIM_HOSTSIM_FAIL_EVERY", "GPUSHIM_HOSTSIM_MEMORY"}) {
-            if (!environment(name).empty()) {
-                std::printf("SKIP: %s needs GPUSHIM_BACKEND=hostsim, not %s\n", name,
-                            environment("GPUSHIM_BACKEND").c_str());
-                return 77;  // CTest's SKIP_RETURN_CODE (tests/unit/shim_vs_cpu.cmake)
-            }
-        }
-    }
-    setenv("GPUSHIM_THRESHOLD", "0", 0);
-    setenv("GPUSHIM_CPU_BLAS", openblas.c_str(), 0);
-    setenv("OPENBLAS_NUM_THREADS", "1", 0);  // small calls; deterministic and quick
-    // A report left by an earlier run must not pass for this run's (it is written at exit).
-    const std::string report = environment("GPUSHIM_REPORT");
-    if (!death_test_child && report.size() > 5 && report.find('%') == std::string::npos &&
-        report.compare(report.size() - 5, 5, ".json") == 0) {
-        std::remove(report.c_str());
-    }
-
-    testing::InitGoogleTest(&argc, argv);
+    if (const int status = start_harness(argc, argv, "shim_vs_cpu_test", GPUSHIM_TEST_OPENBLAS_PATH,
+                                         /*openblas64_built_in=*/nullptr);
+        status != 0)
+        return status;
     GTEST_FLAG_SET(death_test_style, "threadsafe");
-
-    Libraries& libs = libraries();
-    libs.openblas = dlopen(openblas.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (libs.openblas == nullptr) {
-        std::fprintf(stderr, "shim_vs_cpu_test: cannot load the reference OpenBLAS: %s\n",
-                     dlerror());
-        return 1;
-    }
-    // $GPUSHIM_TEST_SHIM tests another build of the shim (its plugins must lie beside it).
-    const std::string shim = environment("GPUSHIM_TEST_SHIM").empty()
-                                 ? std::string(GPUSHIM_SHIM_PATH)
-                                 : environment("GPUSHIM_TEST_SHIM");
-    libs.shim = dlopen(shim.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (libs.shim == nullptr) {
-        std::fprintf(stderr, "shim_vs_cpu_test: cannot load %s: %s\n", shim.c_str(), dlerror());
-        return 1;
-    }
     return RUN_ALL_TESTS();
 }

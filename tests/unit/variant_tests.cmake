@@ -1,0 +1,69 @@
+# What the *_vs_cpu test programs (tests/unit/shim_vs_cpu.cmake, tests/unit/lapack_vs_cpu.cmake)
+# share: the reference OpenBLAS, the executable (which links no BLAS: it dlopen()s the shim and
+# OpenBLAS, tests/unit/shim_test_harness.h) and its CTest variants, each run with a
+# GPUSHIM_REPORT that check_report.py then reads. Included by each snippet.
+include_guard(GLOBAL)
+
+if(CMAKE_LIBRARY_ARCHITECTURE)
+  set(GPUSHIM_TEST_MULTIARCH ${CMAKE_LIBRARY_ARCHITECTURE})
+else()
+  set(GPUSHIM_TEST_MULTIARCH x86_64-linux-gnu)
+endif()
+set(GPUSHIM_TEST_OPENBLAS "/usr/lib/${GPUSHIM_TEST_MULTIARCH}/libopenblas.so.0"
+    CACHE FILEPATH "The 32-bit OpenBLAS (Fortran and CBLAS names, LAPACK) that the *_vs_cpu tests compare with")
+
+find_package(Python3 COMPONENTS Interpreter)
+
+# gpushim_vs_cpu_executable(<target> <source> [<compile definition>...]): a test program that
+# loads the shim (GPUSHIM_SHIM_PATH) and the 32-bit OpenBLAS (GPUSHIM_TEST_OPENBLAS_PATH) at
+# run time; further compile definitions name further libraries.
+function(gpushim_vs_cpu_executable target source)
+  add_executable(${target} ${source})
+  target_link_libraries(${target} PRIVATE gpushim_build_flags GTest::gtest ${CMAKE_DL_LIBS}
+                                          Threads::Threads)
+  target_compile_definitions(${target} PRIVATE
+    GPUSHIM_SHIM_PATH="$<TARGET_FILE:gpushim>"
+    GPUSHIM_TEST_OPENBLAS_PATH="${GPUSHIM_TEST_OPENBLAS}"
+    ${ARGN})
+  # Loaded at run time, not linked: the shim, and the plugin that GPUSHIM_BACKEND=hostsim
+  # names. (The CUDA plugin, for TEST_GPUSHIM_BACKEND=cuda, is built whenever the toolkit is
+  # found.)
+  add_dependencies(${target} gpushim gpushim_hostsim)
+endfunction()
+
+# gpushim_vs_cpu_variant_tests(<name> VARIANTS <variant>... LABELS <label>...
+#                              [COMMON <VAR=value>...] [CHECK <check_report.py argument>...])
+# Runs <name>_test once per variant as unit.<name>.<variant>, with the environment COMMON,
+# then ${_<name>_env_<variant>}, then GPUSHIM_REPORT=<binary dir>/<name>_<variant>.json; and,
+# with Python, unit.<name>.<variant>.report: check_report.py on that report with CHECK, then
+# ${_<name>_check_<variant>}. The small_device report check also requires the offload run
+# (its report is compared with offload's). The program's exit status 77 is a skip.
+function(gpushim_vs_cpu_variant_tests name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "VARIANTS;LABELS;COMMON;CHECK")
+  foreach(variant IN LISTS arg_VARIANTS)
+    set(report ${CMAKE_CURRENT_BINARY_DIR}/${name}_${variant}.json)
+    set(environment ${arg_COMMON} ${_${name}_env_${variant}} GPUSHIM_REPORT=${report})
+    add_test(NAME unit.${name}.${variant} COMMAND ${name}_test)
+    set_tests_properties(unit.${name}.${variant} PROPERTIES
+      ENVIRONMENT "${environment}"
+      # no GPUSHIM_BACKEND of the caller's: main() sets it from TEST_GPUSHIM_BACKEND
+      ENVIRONMENT_MODIFICATION GPUSHIM_BACKEND=unset:
+      SKIP_RETURN_CODE 77
+      FIXTURES_SETUP ${name}.${variant}
+      LABELS "${arg_LABELS}"
+      TIMEOUT 300)
+    if(Python3_Interpreter_FOUND)
+      add_test(NAME unit.${name}.${variant}.report
+               COMMAND Python3::Interpreter ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/check_report.py
+                       ${report} ${arg_CHECK} ${_${name}_check_${variant}})
+      set(required ${name}.${variant})
+      if(variant STREQUAL "small_device")
+        list(APPEND required ${name}.offload)
+      endif()
+      set_tests_properties(unit.${name}.${variant}.report PROPERTIES
+        FIXTURES_REQUIRED "${required}"
+        SKIP_RETURN_CODE 77
+        LABELS "${arg_LABELS}")
+    endif()
+  endforeach()
+endfunction()
