@@ -46,10 +46,6 @@ void warn_invalid(const char* variable, const char* value, const char* accepted)
                value, accepted);
 }
 
-bool starts_with(std::string_view text, std::string_view prefix) {
-    return text.substr(0, prefix.size()) == prefix;
-}
-
 bool is_known_variable(std::string_view name) {
     for (std::string_view known :
          {"GPUSHIM_DISABLE", "GPUSHIM_THRESHOLD", "GPUSHIM_BACKEND", "GPUSHIM_REPORT",
@@ -58,10 +54,10 @@ bool is_known_variable(std::string_view name) {
         if (name == known) return true;
     }
     for (std::string_view plugin_prefix : {"GPUSHIM_HOSTSIM_", "GPUSHIM_CUDA_"}) {
-        if (starts_with(name, plugin_prefix)) return true;
+        if (name.starts_with(plugin_prefix)) return true;
     }
     constexpr std::string_view kThresholdPrefix = "GPUSHIM_THRESHOLD_";
-    if (!starts_with(name, kThresholdPrefix)) return false;
+    if (!name.starts_with(kThresholdPrefix)) return false;
     for (std::string_view routine : kRoutineNames) {
         if (name.substr(kThresholdPrefix.size()) == upper(routine)) return true;
     }
@@ -75,7 +71,7 @@ std::vector<std::string> unknown_variables(char* const* variables) {
     for (; variables != nullptr && *variables != nullptr; ++variables) {
         const std::string_view entry(*variables);
         const std::string_view name = entry.substr(0, entry.find('='));
-        if (starts_with(name, "GPUSHIM_") && !is_known_variable(name)) unknown.emplace_back(name);
+        if (name.starts_with("GPUSHIM_") && !is_known_variable(name)) unknown.emplace_back(name);
     }
     return unknown;
 }

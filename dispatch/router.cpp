@@ -4,17 +4,14 @@
 #include "gpu/lapack_executor.h"
 
 namespace gpushim {
+namespace {
 
-bool worth_offloading(const Blas3Op& op, Routine routine) {
-    const Config& settings = config();
-    return !settings.disabled && arguments_valid(op) && !is_degenerate(op) &&
-           multiply_adds(op) >= settings.threshold_cubed[static_cast<std::size_t>(routine)];
-}
-
-bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell_back) {
+// Runs `execute` (an executor call) and records the call when its result is complete.
+template <class Op, class Execute>
+bool run_and_record(const Op& op, Routine routine, bool& fell_back, Execute&& execute) {
     const auto start = std::chrono::steady_clock::now();
     gpu::Transfers transfers;
-    const gpu::Outcome outcome = gpu::execute_blas3(op, cpu_part, transfers);
+    const gpu::Outcome outcome = execute(transfers);
     fell_back = outcome == gpu::Outcome::failed;
     if (outcome == gpu::Outcome::failed || outcome == gpu::Outcome::unavailable) return false;
     if (statistics_enabled()) {
@@ -27,6 +24,20 @@ bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell
     return true;
 }
 
+}  // namespace
+
+bool worth_offloading(const Blas3Op& op, Routine routine) {
+    const Config& settings = config();
+    return !settings.disabled && arguments_valid(op) && !is_degenerate(op) &&
+           multiply_adds(op) >= settings.threshold_cubed[static_cast<std::size_t>(routine)];
+}
+
+bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell_back) {
+    return run_and_record(op, routine, fell_back, [&](gpu::Transfers& transfers) {
+        return gpu::execute_blas3(op, cpu_part, transfers);
+    });
+}
+
 bool worth_offloading(const LapackOp& op, Routine routine) {
     const Config& settings = config();
     if (settings.disabled || !arguments_valid(op) || is_degenerate(op)) return false;
@@ -35,17 +46,9 @@ bool worth_offloading(const LapackOp& op, Routine routine) {
 }
 
 bool run_on_gpu(const LapackOp& op, Routine routine, int64_t* pivots, bool& fell_back) {
-    const auto start = std::chrono::steady_clock::now();
-    gpu::Transfers transfers;
-    const gpu::Outcome outcome = gpu::execute_lapack(op, pivots, transfers);
-    fell_back = outcome == gpu::Outcome::failed;
-    if (outcome != gpu::Outcome::completed) return false;
-    if (statistics_enabled()) {
-        const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-        record_call({routine, Placement::gpu, elapsed.count(), flop_count(op), transfers.bytes_to_device,
-                     transfers.bytes_to_host});
-    }
-    return true;
+    return run_and_record(op, routine, fell_back, [&](gpu::Transfers& transfers) {
+        return gpu::execute_lapack(op, pivots, transfers);
+    });
 }
 
 }  // namespace gpushim

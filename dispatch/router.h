@@ -35,6 +35,24 @@ bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell
            multiply_adds(kind, side, m, n, k) < settings->threshold_cubed[static_cast<std::size_t>(routine)];
 }
 
+// Forwards the call through `cpu_call`, timed and recorded when a report is collected.
+// Calls the CPU library makes back into the shim meanwhile are part of this one.
+template <class Op, class CpuCall>
+void forward_to_cpu(const Op& op, Routine routine, bool fell_back, CpuCall&& cpu_call) {
+    if (!statistics_enabled()) {
+        cpu_call();
+        return;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    {
+        const NestedCallScope nested;
+        cpu_call();
+    }
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    record_call({routine, fell_back ? Placement::fallback : Placement::cpu, elapsed.count(),
+                 arguments_valid(op) ? flop_count(op) : 0.0});
+}
+
 // Invalid, degenerate, disabled and below-threshold calls stay on the CPU.
 bool worth_offloading(const Blas3Op& op, Routine routine);
 
@@ -44,15 +62,7 @@ template <class CpuCall>
 void route(const Blas3Op& op, Routine routine, CpuCall&& cpu_call, CpuPart cpu_part) {
     bool fell_back = false;
     if (worth_offloading(op, routine) && run_on_gpu(op, routine, cpu_part, fell_back)) return;
-    if (!statistics_enabled()) {
-        cpu_call();
-        return;
-    }
-    const auto start = std::chrono::steady_clock::now();
-    cpu_call();
-    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    record_call({routine, fell_back ? Placement::fallback : Placement::cpu, elapsed.count(),
-                 arguments_valid(op) ? flop_count(op) : 0.0});
+    forward_to_cpu(op, routine, fell_back, cpu_call);
 }
 
 // LAPACK factorizations: invalid, degenerate, disabled and below-threshold calls stay on
@@ -74,18 +84,7 @@ void route(const LapackOp& op, Routine routine, CpuCall&& cpu_call, Finish&& fin
             return;
         }
     }
-    if (!statistics_enabled()) {
-        cpu_call();
-        return;
-    }
-    const auto start = std::chrono::steady_clock::now();
-    {
-        const NestedCallScope nested;
-        cpu_call();
-    }
-    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    record_call({routine, fell_back ? Placement::fallback : Placement::cpu, elapsed.count(),
-                 arguments_valid(op) ? flop_count(op) : 0.0});
+    forward_to_cpu(op, routine, fell_back, cpu_call);
 }
 
 }  // namespace gpushim

@@ -28,10 +28,6 @@ std::string expand_pid(const std::string& pattern) {
     return path;
 }
 
-bool ends_with(const std::string& text, std::string_view suffix) {
-    return text.size() >= suffix.size() &&
-           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // A forked child starts its own report: it inherits the parent's handler and counters.
 std::atomic<bool> recorded_in_this_process{false};
@@ -42,7 +38,7 @@ void write_report_at_exit() {
     const bool to_stderr = parse_switch(setting) == std::optional<bool>(true);
     const std::string path = to_stderr ? std::string() : expand_pid(setting);
     const std::string text =
-        (!to_stderr && ends_with(path, ".json")) ? report_json() : report_table();
+        (!to_stderr && path.ends_with(".json")) ? report_json() : report_table();
     if (to_stderr) {
         std::fputs(text.c_str(), stderr);
         return;

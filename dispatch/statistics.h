@@ -22,8 +22,8 @@ struct CallRecord {
 
 bool statistics_enabled();
 
-// While a LAPACK routine runs in the CPU library, the BLAS calls it makes through the
-// shim's entry points are part of it: they are not recorded again.
+// While a call runs in the CPU library, the calls it makes through the shim's entry points
+// (a reference LAPACK calling dgemm_) are part of it: they are not recorded again.
 class NestedCallScope {
 public:
     NestedCallScope();

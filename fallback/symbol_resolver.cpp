@@ -75,13 +75,6 @@ void* lookup_in_library(const std::string& path, const char* symbol, bool wants_
     return usable(dlsym(handle, symbol), wants_64bit_integers);
 }
 
-bool starts_with(const std::string& text, std::string_view prefix) {
-    return text.compare(0, prefix.size(), prefix) == 0;
-}
-bool ends_with(const std::string& text, std::string_view suffix) {
-    return text.size() >= suffix.size() &&
-           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 }  // namespace
 
@@ -91,9 +84,9 @@ bool is_inside_shim(const void* address) {
 }
 
 std::vector<DefaultLocation> default_locations(const std::string& symbol) {
-    if (starts_with(symbol, "scipy_")) return {};  // only ever found inside a loaded wheel
+    if (symbol.starts_with("scipy_")) return {};  // only ever found inside a loaded wheel
     // dgemm_64_ is dgemm_ of an ILP64 library, cblas_dgemm64_ its cblas_dgemm.
-    if (ends_with(symbol, "64_")) {
+    if (symbol.ends_with("64_")) {
         return {{"libopenblas64_.so.0", symbol},
                 {"libopenblas64.so.0", symbol.substr(0, symbol.size() - 3)}};
     }
@@ -101,7 +94,7 @@ std::vector<DefaultLocation> default_locations(const std::string& symbol) {
 }
 
 void* find_cpu_symbol(const char* symbol, const std::string& override_path) {
-    const bool wide = ends_with(symbol, "64_");
+    const bool wide = std::string_view(symbol).ends_with("64_");
     if (!override_path.empty()) {
         if (void* chosen = lookup_in_library(override_path, symbol, wide)) return chosen;
         log::write(log::Level::debug, "%s is not in GPUSHIM_CPU_BLAS=%s; searching the process",

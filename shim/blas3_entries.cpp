@@ -9,11 +9,9 @@
 #include "shim/blas3_op_builders.h"
 #include "shim/blas3_routines.h"
 #include "shim/cpu_function.h"
+#include "shim/export.h"
 #include "shim/name_schemes.h"
 
-#define GPUSHIM_EXPORT __attribute__((visibility("default")))
-#define GPUSHIM_STRING(symbol) GPUSHIM_STRING_OF(symbol)
-#define GPUSHIM_STRING_OF(symbol) #symbol
 
 // The Fortran function of one routine and scheme, for computing parts of calls.
 #define GPUSHIM_FORTRAN_FUNCTION(fortran_symbol, name, T, Int)                                  \

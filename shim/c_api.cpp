@@ -1,5 +1,5 @@
 // The library's own C API.
-#define GPUSHIM_EXPORT __attribute__((visibility("default")))
+#include "shim/export.h"
 
 extern "C" GPUSHIM_EXPORT const char* gpushim_version(void) {
     return GPUSHIM_VERSION;

@@ -9,6 +9,7 @@
 #include "shim/blas3_op_builders.h"
 #include "shim/blas3_signatures.h"
 #include "shim/cpu_function.h"
+#include "shim/export.h"
 #include "shim/lapack_routines.h"
 #include "shim/lapack_signatures.h"
 #include "shim/name_schemes.h"
@@ -49,9 +50,6 @@ void store_pivots(const int64_t* pivots, const LapackOp& op, I* ipiv) {
 }  // namespace
 }  // namespace gpushim::shim
 
-#define GPUSHIM_EXPORT __attribute__((visibility("default")))
-#define GPUSHIM_STRING(symbol) GPUSHIM_STRING_OF(symbol)
-#define GPUSHIM_STRING_OF(symbol) #symbol
 
 // What a device factorization leaves for the entry to store: pivots (GETRF) and INFO.
 #define GPUSHIM_LAPACK_potrf_FINISH(op, pivots) static_cast<void>(pivots), *info = 0

@@ -8,13 +8,12 @@
 #include <string>
 
 #include "shim/blas3_routines.h"
+#include "shim/export.h"
 #include "shim/lapack_routines.h"
 #include "shim/name_schemes.h"
 
 namespace {
 
-#define GPUSHIM_STRING_OF(symbol) #symbol
-#define GPUSHIM_STRING(symbol) GPUSHIM_STRING_OF(symbol)
 #define GPUSHIM_NAMES_OF_ROUTINE(name, KIND, family, T, A, B, fp, fs, cp, cs, Int) \
     GPUSHIM_STRING(fp##name##fs), GPUSHIM_STRING(cp##name##cs),
 #define GPUSHIM_NAMES_OF_LAPACK_ROUTINE(name, KIND, family, T, fp, fs, cp, cs, Int) \
