@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <string>
 #include <thread>
 
@@ -97,8 +98,12 @@ TEST(SymbolResolverDeathTest, SearchingWhileAnotherThreadLoadsLibrariesDoesNotHa
             ASSERT_NE(dlopen(kOpenBlas, RTLD_NOW | RTLD_LOCAL), nullptr);
             std::atomic<bool> stop{false};
             std::thread loader([&] {
+                // A short pause between loads: without it the loader thread could take the
+                // loader's lock back at once, every time, and starve the search on a busy
+                // machine (slow, not deadlocked).
                 while (!stop.load()) {
                     if (void* handle = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL)) dlclose(handle);
+                    std::this_thread::sleep_for(std::chrono::microseconds(20));
                 }
             });
             bool all_found = true;
