@@ -1,7 +1,7 @@
 /* The device interface: what a backend plugin (libgpushim_<name>.so) provides.
  *
  * Plain C so that a plugin can be built by any compiler and loaded with dlopen.
- * A plugin exports one function, gpushim_device_plugin_v1(), returning a table of
+ * A plugin exports one function, gpushim_device_plugin_v2(), returning a table of
  * function pointers. Every function returns 0 on success and a non-zero plugin
  * status on failure; describe_error() turns a status into text. Pointers named
  * dev_* are device memory; host pointers are plain host memory. */
@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define GPUSHIM_DEVICE_INTERFACE_VERSION 1
+#define GPUSHIM_DEVICE_INTERFACE_VERSION 2
 
 typedef enum {
     GPUSHIM_PREC_S = 0, /* float */
@@ -60,23 +60,64 @@ typedef struct {
 
 typedef enum {
     GPUSHIM_POTRF = 0, /* Cholesky factorization */
-    GPUSHIM_GETRF      /* LU factorization with partial pivoting */
+    GPUSHIM_GETRF,     /* LU factorization with partial pivoting */
+    GPUSHIM_GETRS,     /* solve with an LU factorization */
+    GPUSHIM_GESV,      /* GETRF, then GETRS with its factors */
+    GPUSHIM_GETRI,     /* inverse from an LU factorization */
+    GPUSHIM_POTRS,     /* solve with a Cholesky factor */
+    GPUSHIM_POSV,      /* POTRF, then POTRS with its factor */
+    GPUSHIM_POTRI,     /* inverse from a Cholesky factor */
+    GPUSHIM_TRTRS,     /* triangular solve */
+    GPUSHIM_TRTRI,     /* triangular inverse */
+    GPUSHIM_GEQRF,     /* QR factorization */
+    GPUSHIM_ORGQR,     /* Q of a QR factorization (UNGQR for complex) */
+    GPUSHIM_ORMQR,     /* product with Q (UNMQR for complex) */
+    GPUSHIM_SYEVD,     /* symmetric/Hermitian eigenvalues and vectors (HEEVD) */
+    GPUSHIM_GESVD      /* singular value decomposition */
 } gpushim_lapack_kind;
 
-/* A LAPACK factorization, in place in device memory, with LAPACK's meaning.
- * POTRF: uplo ('U' or 'L'), n, a, lda; only the uplo triangle is referenced and written.
- * GETRF: m, n, a, lda, and ipiv: min(m, n) 1-based row interchanges as int64_t.
- * info: one int in device memory, set to LAPACK's INFO (0, or k > 0: the leading minor
- * of order k is not positive definite / U(k,k) is exactly zero). Invalid arguments never
- * reach a plugin. Unused fields are zero. */
+/* A LAPACK operation on device memory, with the meaning of the LAPACK routine of the same
+ * name (column-major, 1-based pivots). Flags are upper-case characters. Matrices are
+ * packed by the caller of the plugin, but a plugin must honour every leading dimension.
+ *   POTRF  uplo, n, a.                 a: the factor in the uplo triangle (other untouched)
+ *   GETRF  m, n, a, ipiv.              a: L and U; ipiv: min(m, n) row interchanges
+ *   GETRS  trans, n, nrhs, a, ipiv, b. a, ipiv: GETRF's output (read); b: B in, X out
+ *   GESV   n, nrhs, a, ipiv, b.        GETRF of a, then GETRS on b; info: GETRF's
+ *   GETRI  n, a, ipiv.                 a: GETRF's factors in, the inverse out
+ *   POTRS  uplo, n, nrhs, a, b.        a: POTRF's factor (read); b: B in, X out
+ *   POSV   uplo, n, nrhs, a, b.        POTRF of a, then POTRS on b; info: POTRF's
+ *   POTRI  uplo, n, a.                 a: POTRF's factor in, the inverse's uplo triangle out
+ *   TRTRS  uplo, trans, diag, n, nrhs, a, b.   op(a) X = B; a read, b: B in, X out
+ *   TRTRI  uplo, diag, n, a.           a: the triangle in, its inverse out
+ *   GEQRF  m, n, a, tau.               a: R and the reflectors; tau: min(m, n) scalars
+ *   ORGQR  m, n, k, a, tau.            a: k reflectors in, the m x n Q out; tau: k (read)
+ *   ORMQR  side, trans, m, n, k, a, tau, b.    b (m x n): op(Q) C or C op(Q); a, tau read
+ *   SYEVD  jobz ('N','V'), uplo, n, a, w.      w: n real eigenvalues, ascending;
+ *          jobz 'V': a holds the orthonormal eigenvectors; 'N': a is destroyed
+ *   GESVD  jobu, jobvt ('A','S','O','N', not both 'O'), m >= n, a, w, u, vt.
+ *          w: n real singular values, descending; u: m x m ('A') or m x n ('S');
+ *          vt: n x n; 'O' writes U (or VT) over a; otherwise a is destroyed.
+ * The triangular operations (GETRI's U, POTRI, TRTRS, TRTRI with diag 'N') are given only
+ * matrices whose diagonal has no exact zero. The real outputs (w) are float for S and C,
+ * double for D and Z. info: one int in device memory, set to LAPACK's INFO (0, or k > 0
+ * as LAPACK defines it for the routine). Invalid arguments never reach a plugin. Unused
+ * fields are zero. */
 typedef struct {
     gpushim_lapack_kind kind;
     gpushim_precision precision;
-    char uplo;
-    int64_t m, n;
+    char uplo, trans, side, diag, jobz, jobu, jobvt;
+    int64_t m, n, k, nrhs;
     void* a;
     int64_t lda;
+    void* b;
+    int64_t ldb;
     int64_t* ipiv;
+    void* tau;
+    void* w;
+    void* u;
+    int64_t ldu;
+    void* vt;
+    int64_t ldvt;
     int* info;
 } gpushim_lapack_op;
 
@@ -126,13 +167,13 @@ typedef struct {
     /* Enqueue a Level-3 BLAS operation whose a, b, c point to device memory. */
     int (*blas3)(const gpushim_blas3_op* op, gpushim_queue queue);
 
-    /* Enqueue a LAPACK factorization on device memory. The plugin provides whatever
+    /* Enqueue a LAPACK operation on device memory. The plugin provides whatever
      * workspace it needs (kept per queue, so that a steady workload allocates none). */
     int (*lapack)(const gpushim_lapack_op* op, gpushim_queue queue);
 } gpushim_device_plugin;
 
 typedef const gpushim_device_plugin* (*gpushim_device_plugin_entry)(void);
-#define GPUSHIM_DEVICE_PLUGIN_ENTRY "gpushim_device_plugin_v1"
+#define GPUSHIM_DEVICE_PLUGIN_ENTRY "gpushim_device_plugin_v2"
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 #ifndef GPUSHIM_GPU_CUDA_CUDA_LAPACK_H
 #define GPUSHIM_GPU_CUDA_CUDA_LAPACK_H
 
+#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 #include <cusolverDn.h>
 
@@ -15,12 +16,17 @@ namespace gpushim::cuda {
 // workspaces only grow; a steady workload allocates nothing.
 struct LapackState {
     cudaStream_t stream = nullptr;  // the queue's stream; every call is ordered on it
+    // The queue's cuBLAS handle, bound to the same stream (TRTRS is cuBLAS's trsm). The
+    // queue owns it: release_lapack() leaves it alone.
+    cublasHandle_t blas = nullptr;
     // Where the device workspace comes from: the device's default memory pool, allocated
     // and freed in stream order (no synchronisation), or, where memory pools are not
     // supported (pool == nullptr), cudaMalloc/cudaFree, whose free waits for the device.
     cudaMemPool_t pool = nullptr;
     cusolverDnHandle_t solver = nullptr;
     cusolverDnParams_t params = nullptr;
+    // The device workspace starts with a small scratch area (an INFO that must not reach
+    // the caller's), then what the routines ask for.
     void* device_workspace = nullptr;
     size_t device_workspace_bytes = 0;
     void* host_workspace = nullptr;

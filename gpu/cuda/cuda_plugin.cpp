@@ -179,8 +179,12 @@ const char* describe_error(int status) {
         case kInvalidBlasOperation:
             return "the CUDA plugin got a BLAS operation with an unknown kind, precision or flag";
         case kInvalidLapackOperation:
-            return "the CUDA plugin got a LAPACK operation with an unknown kind, precision or "
-                   "uplo, or a null a, ipiv or info";
+            return "the CUDA plugin got a LAPACK operation it cannot run: an unknown kind, "
+                   "precision or flag, a null pointer the kind needs (a, b, ipiv, tau, w, u, "
+                   "vt, info), or a GESVD with m < n or both jobs 'O'";
+        case kUnsupportedLapackSize:
+            return "the CUDA plugin got a LAPACK operation whose sizes exceed the 32-bit int of "
+                   "the cuSOLVER routine it needs (ORGQR, ORMQR, POTRI)";
     }
     return "unknown CUDA plugin status";
 }
@@ -240,6 +244,8 @@ int queue_create(gpushim_queue* queue) {
         if (status == kSuccess) {
             status = status_from(cublasSetPointerMode(created->blas, CUBLAS_POINTER_MODE_HOST));
         }
+        // TRTRS runs on the queue's cuBLAS handle, on the same stream.
+        created->lapack.blas = created->blas;
         if (status != kSuccess) {
             release_queue(created);
             return status;
@@ -341,6 +347,6 @@ constexpr gpushim_device_plugin kPlugin = {
 }  // namespace gpushim::cuda
 
 extern "C" __attribute__((visibility("default"))) const gpushim_device_plugin*
-gpushim_device_plugin_v1(void) {
+gpushim_device_plugin_v2(void) {
     return &gpushim::cuda::kPlugin;
 }

@@ -17,6 +17,7 @@ enum PluginStatus : int {
     kHostOutOfMemory = 2,
     kInvalidBlasOperation = 3,
     kInvalidLapackOperation = 4,
+    kUnsupportedLapackSize = 5,  // a size beyond the int of a legacy cuSOLVER routine
 };
 
 // cudaError_t values stay below 100000, cublasStatus_t and cusolverStatus_t values below

@@ -1,12 +1,14 @@
 // libgpushim_hostsim.so: a host-simulated device for tests (DESIGN.md, "The device
 // interface"). Device memory is host memory with a capacity (GPUSHIM_HOSTSIM_MEMORY),
-// queues run their work at once, BLAS operations run on the CPU BLAS the host resolves,
-// and every N-th device operation fails on request (GPUSHIM_HOSTSIM_FAIL_EVERY);
-// GPUSHIM_HOSTSIM_INIT_MS makes initialisation take that long.
+// queues run their work at once, BLAS and LAPACK operations run on the CPU library the host
+// resolves (each LAPACK kind on the routine of the same name), and every N-th device operation
+// fails on request (GPUSHIM_HOSTSIM_FAIL_EVERY); GPUSHIM_HOSTSIM_INIT_MS makes initialisation take
+// that long.
 #include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstdlib>
@@ -16,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -193,12 +196,23 @@ int copy_to_host_2d(void* dst, std::size_t dst_pitch, const void* src, std::size
 }
 
 // BLAS on the CPU library, through its 32-bit Fortran interface.
+// The CPU function of a symbol, resolved once: resolving walks the loaded objects, far
+// more than a small call costs.
+void* cpu_symbol(const std::string& symbol) {
+    static std::mutex mutex;
+    static auto* resolved = new std::unordered_map<std::string, void*>;  // outlives exit-time calls
+    const std::lock_guard lock(mutex);
+    auto [entry, inserted] = resolved->try_emplace(symbol, nullptr);
+    if (inserted) entry->second = device().services->resolve_cpu_symbol(symbol.c_str());
+    return entry->second;
+}
+
 template <class T>
 int run_blas3(const gpushim_blas3_op& op, char prefix) {
     static constexpr const char* kNames[] = {"gemm",  "symm",  "hemm", "syrk", "herk",
                                              "syr2k", "her2k", "trmm", "trsm"};
     const std::string symbol = std::string(1, prefix) + kNames[op.kind] + "_";
-    void* function = device().services->resolve_cpu_symbol(symbol.c_str());
+    void* function = cpu_symbol(symbol);
     if (function == nullptr) return kUnsupported;
     return gpushim::fallback::call_fortran_blas3<T, int32_t>(function, op) ? kOk : kUnsupported;
 }
@@ -218,29 +232,207 @@ int blas3(const gpushim_blas3_op* op, gpushim_queue) {
     return kUnsupported;
 }
 
-// LAPACK on the CPU library, through its 32-bit Fortran interface; pivots widened to int64.
+// ---- LAPACK on the CPU library, through its 32-bit Fortran interface ---------------------------
+//
+// Every kind calls the CPU routine of the same meaning (?getrf_, ?orgqr_ or ?ungqr_, ...) on
+// the op's own pointers and leading dimensions. Pivots are int64 in the op and int32 for the
+// CPU: narrowed for the routines that read them (GETRS, GETRI), widened for those that write
+// them (GETRF, GESV). Workspaces come from a query (LWORK = -1) and live for the call.
+
+using Int = int32_t;
+// The hidden length of a CHARACTER*1 argument, passed by value after the last argument.
+// A named size_t, never a literal: call_cpu() takes its argument types from what it is given.
+constexpr std::size_t kFlagLength = 1;
+
 template <class T>
-int run_lapack(const gpushim_lapack_op& op, char prefix) {
-    using Int = int32_t;
-    for (int64_t size : {op.m, op.n, op.lda}) {
+struct LapackNames {  // the routines whose names differ between real and complex
+    static constexpr bool kComplex = !std::is_floating_point_v<T>;
+    static constexpr char kPrefix = std::is_same_v<T, float>                 ? 's'
+                                    : std::is_same_v<T, double>              ? 'd'
+                                    : std::is_same_v<T, std::complex<float>> ? 'c'
+                                                                             : 'z';
+    static constexpr const char* kOrgqr = kComplex ? "ungqr" : "orgqr";
+    static constexpr const char* kOrmqr = kComplex ? "unmqr" : "ormqr";
+    static constexpr const char* kSyevd = kComplex ? "heevd" : "syevd";
+};
+
+// Calls the CPU routine <prefix><name>_ with exactly the argument types given (the Fortran
+// ABI: everything by address, then the hidden lengths); false when the CPU library lacks it.
+template <class T, class... Args>
+bool call_cpu(const char* name, Args... args) {
+    const std::string symbol = std::string(1, LapackNames<T>::kPrefix) + name + "_";
+    void* function = cpu_symbol(symbol);
+    if (function == nullptr) return false;
+    reinterpret_cast<void (*)(Args...)>(function)(args...);
+    return true;
+}
+
+// A size a workspace query returned (as a floating-point value in WORK(1) or RWORK(1)).
+template <class T>
+Int queried_size(const T& value) {
+    return std::max<Int>(1, static_cast<Int>(std::ceil(std::real(value))));
+}
+
+// The WORK/LWORK idiom: `routine(work, lwork)` is called once with LWORK = -1, then with
+// the workspace that query asked for.
+template <class T, class Routine>
+bool with_workspace(Routine routine) {
+    T query{};
+    const Int ask = -1;
+    if (!routine(&query, &ask)) return false;
+    const Int lwork = queried_size(query);
+    std::vector<T> work(static_cast<std::size_t>(lwork));
+    return routine(work.data(), &lwork);
+}
+
+// ?SYEVD (real) or ?HEEVD (complex): WORK, IWORK and, for complex, RWORK, sized by one query.
+template <class T>
+bool run_syevd(const gpushim_lapack_op& op, Int n, Int lda, Int* info) {
+    using R = typename gpushim::fallback::RealOf<T>::type;
+    auto* const a = static_cast<T*>(op.a);
+    auto* const w = static_cast<R*>(op.w);
+    const auto syevd = [&](T* work, const Int* lwork, R* rwork, const Int* lrwork, Int* iwork,
+                           const Int* liwork) {
+        if constexpr (LapackNames<T>::kComplex) {
+            return call_cpu<T>(LapackNames<T>::kSyevd, &op.jobz, &op.uplo, &n, a, &lda, w, work,
+                               lwork, rwork, lrwork, iwork, liwork, info, kFlagLength, kFlagLength);
+        } else {
+            (void)rwork;
+            (void)lrwork;
+            return call_cpu<T>(LapackNames<T>::kSyevd, &op.jobz, &op.uplo, &n, a, &lda, w, work,
+                               lwork, iwork, liwork, info, kFlagLength, kFlagLength);
+        }
+    };
+    T work_query{};
+    R rwork_query{};
+    Int iwork_query = 0;
+    const Int ask = -1;
+    if (!syevd(&work_query, &ask, &rwork_query, &ask, &iwork_query, &ask)) return false;
+    const Int lwork = queried_size(work_query), lrwork = queried_size(rwork_query),
+              liwork = std::max<Int>(1, iwork_query);
+    std::vector<T> work(static_cast<std::size_t>(lwork));
+    std::vector<R> rwork(static_cast<std::size_t>(lrwork));
+    std::vector<Int> iwork(static_cast<std::size_t>(liwork));
+    return syevd(work.data(), &lwork, rwork.data(), &lrwork, iwork.data(), &liwork);
+}
+
+// ?GESVD; the complex routine also takes RWORK of 5 min(m, n).
+template <class T>
+bool run_gesvd(const gpushim_lapack_op& op, Int m, Int n, Int lda, Int* info) {
+    using R = typename gpushim::fallback::RealOf<T>::type;
+    auto* const a = static_cast<T*>(op.a);
+    auto* const s = static_cast<R*>(op.w);
+    T unused{};  // for U or VT where the job references neither
+    T* const u = op.u != nullptr ? static_cast<T*>(op.u) : &unused;
+    T* const vt = op.vt != nullptr ? static_cast<T*>(op.vt) : &unused;
+    // LAPACK wants LDU >= 1 and LDVT >= 1 even where it does not reference U or VT.
+    const Int ldu = std::max<Int>(1, static_cast<Int>(op.ldu));
+    const Int ldvt = std::max<Int>(1, static_cast<Int>(op.ldvt));
+    std::vector<R> rwork(LapackNames<T>::kComplex
+                             ? 5 * static_cast<std::size_t>(std::max<Int>(1, std::min(m, n)))
+                             : 0);
+    return with_workspace<T>([&](T* work, const Int* lwork) {
+        if constexpr (LapackNames<T>::kComplex) {
+            return call_cpu<T>("gesvd", &op.jobu, &op.jobvt, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt,
+                               work, lwork, rwork.data(), info, kFlagLength, kFlagLength);
+        } else {
+            return call_cpu<T>("gesvd", &op.jobu, &op.jobvt, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt,
+                               work, lwork, info, kFlagLength, kFlagLength);
+        }
+    });
+}
+
+template <class T>
+int run_lapack(const gpushim_lapack_op& op) {
+    using Names = LapackNames<T>;
+    for (int64_t size : {op.m, op.n, op.k, op.nrhs, op.lda, op.ldb, op.ldu, op.ldvt}) {
         if (size > std::numeric_limits<Int>::max()) return kUnsupported;
     }
-    const Int m = static_cast<Int>(op.m), n = static_cast<Int>(op.n), lda = static_cast<Int>(op.lda);
-    auto* a = static_cast<T*>(op.a);
+    const Int m = static_cast<Int>(op.m), n = static_cast<Int>(op.n), k = static_cast<Int>(op.k),
+              nrhs = static_cast<Int>(op.nrhs), lda = static_cast<Int>(op.lda),
+              ldb = static_cast<Int>(op.ldb);
+    auto* const a = static_cast<T*>(op.a);
+    auto* const b = static_cast<T*>(op.b);
+    auto* const tau = static_cast<T*>(op.tau);
+    const char* const uplo = &op.uplo;
+    // A real ORMQR takes 'T' where a complex UNMQR takes 'C'; both mean Q^H.
+    const char trans =
+        (!Names::kComplex && op.kind == GPUSHIM_ORMQR && op.trans == 'C') ? 'T' : op.trans;
     Int info = 0;
-    if (op.kind == GPUSHIM_POTRF) {
-        const std::string symbol = std::string(1, prefix) + "potrf_";
-        using Potrf = void (*)(const char*, const Int*, T*, const Int*, Int*, std::size_t);
-        reinterpret_cast<Potrf>(device().services->resolve_cpu_symbol(symbol.c_str()))(&op.uplo, &n, a, &lda, &info,
-                                                                                        1);
-    } else {
-        const std::string symbol = std::string(1, prefix) + "getrf_";
-        using Getrf = void (*)(const Int*, const Int*, T*, const Int*, Int*, Int*);
-        std::vector<Int> pivots(static_cast<std::size_t>(std::max<Int>(1, std::min(m, n))));
-        reinterpret_cast<Getrf>(device().services->resolve_cpu_symbol(symbol.c_str()))(&m, &n, a, &lda,
-                                                                                        pivots.data(), &info);
-        for (Int i = 0; i < std::min(m, n); ++i) op.ipiv[i] = pivots[static_cast<std::size_t>(i)];
+    std::vector<Int> pivots;
+    const auto narrow_pivots = [&](Int count) {  // the op's pivots, for a routine that reads them
+        pivots.assign(op.ipiv, op.ipiv + count);
+        if (pivots.empty()) pivots.push_back(0);
+    };
+    const auto widen_pivots = [&](Int count) {  // a routine's pivots, back into the op
+        std::copy(pivots.begin(), pivots.begin() + count, op.ipiv);
+    };
+    bool found = false;
+    switch (op.kind) {
+        case GPUSHIM_POTRF:
+            found = call_cpu<T>("potrf", uplo, &n, a, &lda, &info, kFlagLength);
+            break;
+        case GPUSHIM_GETRF:
+            pivots.assign(static_cast<std::size_t>(std::max<Int>(1, std::min(m, n))), 0);
+            found = call_cpu<T>("getrf", &m, &n, a, &lda, pivots.data(), &info);
+            if (found) widen_pivots(std::min(m, n));
+            break;
+        case GPUSHIM_GETRS:
+            narrow_pivots(n);
+            found = call_cpu<T>("getrs", &trans, &n, &nrhs, a, &lda, pivots.data(), b, &ldb, &info,
+                                kFlagLength);
+            break;
+        case GPUSHIM_GESV:
+            pivots.assign(static_cast<std::size_t>(std::max<Int>(1, n)), 0);
+            found = call_cpu<T>("gesv", &n, &nrhs, a, &lda, pivots.data(), b, &ldb, &info);
+            if (found) widen_pivots(n);
+            break;
+        case GPUSHIM_GETRI:
+            narrow_pivots(n);
+            found = with_workspace<T>([&](T* work, const Int* lwork) {
+                return call_cpu<T>("getri", &n, a, &lda, pivots.data(), work, lwork, &info);
+            });
+            break;
+        case GPUSHIM_POTRS:
+        case GPUSHIM_POSV:
+            found = call_cpu<T>(op.kind == GPUSHIM_POTRS ? "potrs" : "posv", uplo, &n, &nrhs, a,
+                                &lda, b, &ldb, &info, kFlagLength);
+            break;
+        case GPUSHIM_POTRI:
+            found = call_cpu<T>("potri", uplo, &n, a, &lda, &info, kFlagLength);
+            break;
+        case GPUSHIM_TRTRS:
+            found = call_cpu<T>("trtrs", uplo, &trans, &op.diag, &n, &nrhs, a, &lda, b, &ldb, &info,
+                                kFlagLength, kFlagLength, kFlagLength);
+            break;
+        case GPUSHIM_TRTRI:
+            found =
+                call_cpu<T>("trtri", uplo, &op.diag, &n, a, &lda, &info, kFlagLength, kFlagLength);
+            break;
+        case GPUSHIM_GEQRF:
+            found = with_workspace<T>([&](T* work, const Int* lwork) {
+                return call_cpu<T>("geqrf", &m, &n, a, &lda, tau, work, lwork, &info);
+            });
+            break;
+        case GPUSHIM_ORGQR:
+            found = with_workspace<T>([&](T* work, const Int* lwork) {
+                return call_cpu<T>(Names::kOrgqr, &m, &n, &k, a, &lda, tau, work, lwork, &info);
+            });
+            break;
+        case GPUSHIM_ORMQR:
+            found = with_workspace<T>([&](T* work, const Int* lwork) {
+                return call_cpu<T>(Names::kOrmqr, &op.side, &trans, &m, &n, &k, a, &lda, tau, b,
+                                   &ldb, work, lwork, &info, kFlagLength, kFlagLength);
+            });
+            break;
+        case GPUSHIM_SYEVD:
+            found = run_syevd<T>(op, n, lda, &info);
+            break;
+        case GPUSHIM_GESVD:
+            found = run_gesvd<T>(op, m, n, lda, &info);
+            break;
     }
+    if (!found) return kUnsupported;
     *op.info = info;
     return kOk;
 }
@@ -248,10 +440,14 @@ int run_lapack(const gpushim_lapack_op& op, char prefix) {
 int lapack(const gpushim_lapack_op* op, gpushim_queue) {
     if (int status = operation(); status != kOk) return status;
     switch (op->precision) {
-        case GPUSHIM_PREC_S: return run_lapack<float>(*op, 's');
-        case GPUSHIM_PREC_D: return run_lapack<double>(*op, 'd');
-        case GPUSHIM_PREC_C: return run_lapack<std::complex<float>>(*op, 'c');
-        case GPUSHIM_PREC_Z: return run_lapack<std::complex<double>>(*op, 'z');
+        case GPUSHIM_PREC_S:
+            return run_lapack<float>(*op);
+        case GPUSHIM_PREC_D:
+            return run_lapack<double>(*op);
+        case GPUSHIM_PREC_C:
+            return run_lapack<std::complex<float>>(*op);
+        case GPUSHIM_PREC_Z:
+            return run_lapack<std::complex<double>>(*op);
     }
     return kUnsupported;
 }
@@ -283,6 +479,6 @@ const gpushim_device_plugin kPlugin{
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const gpushim_device_plugin*
-gpushim_device_plugin_v1() {
+gpushim_device_plugin_v2() {
     return &kPlugin;
 }

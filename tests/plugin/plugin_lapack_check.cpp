@@ -8,11 +8,30 @@
 //     1-based row interchanges, pivots in range, padding untouched; the classic
 //     A = [1 2 3; 4 5 6; 7 8 10], whose LAPACK pivots are 3 3 3 (0-based would be 2 2 2);
 //     INFO = 4 for a zero fourth column;
+//   - every other kind, against what it means, with a reference in double precision and
+//     ratios scaled by n eps (bound 30), every leading dimension above the row count and
+//     the padding rows checked untouched, read-only operands checked unchanged:
+//     GETRS (trans N, T, C): |op(A) X - B|; GESV: |A X - B|, and INFO = 4 for a zero
+//     fourth column, as GETRF; GETRI: |A inv(A) - I|; POTRS, POSV ('U', 'L'): |A X - B|,
+//     and POSV's INFO = 7 where POTRF's is; POTRI: |A inv(A) - I| from the inverse's
+//     triangle, the other triangle kept; TRTRS (every uplo, trans, diag): |op(T) X - B|,
+//     with junk in the triangle (and, for diag 'U', the diagonal) it must not read;
+//     TRTRI: |T inv(T) - I|, the rest kept; GEQRF + ORGQR (tall, square, wide, and k < n):
+//     |Q^H Q - I|, |A - Q R|; ORMQR (side L, R; trans N and T or C): against the explicit
+//     Q built from the reflectors; SYEVD (jobz V, N; uplo U, L) of Q diag(lambda) Q^H:
+//     w ascending and equal to lambda and to the CPU's ?syev/?heev, |A V - V diag(w)|,
+//     |V^H V - I|; GESVD (jobs AA, SS, OS, SO, NN, AN) of U diag(sigma) V^H: s
+//     descending and equal to sigma and to the CPU's ?gesvd, |A - U S VT|, |U^H U - I|,
+//     |VT VT^H - I|, wherever the jobs put U and VT;
 //   - all four precisions; then larger calls on the same queue (dpotrf 'L' n, zpotrf 'U'
-//     3n/4, dgetrf n x n, with n from --large-n), which make a plugin's workspaces grow,
-//     checked by matrix-vector residuals (A x against L (L^H x), P A x against L (U x));
-//   - the CUDA plugin only: GETRF with a null ipiv is refused (cuSOLVER would factor
-//     without pivoting); queue_destroy succeeds and gives the workspaces back.
+//     3n/4, dgetrf n x n, dgesv n, dsyevd n/4, with n from --large-n), which make a
+//     plugin's workspaces grow, checked by matrix-vector residuals (A x against
+//     L (L^H x), P A x against L (U x), A X against B, A V y against V W y);
+//   - the CUDA plugin only: GETRF, GETRS, GESV and GETRI with a null ipiv are refused
+//     (cuSOLVER would go without pivoting), and so is a GESVD it cannot compute (m < n,
+//     both jobs 'O'); queue_destroy succeeds and gives the workspaces back.
+// Without a CPU LAPACK (the CUDA plugin on a machine without one), the comparisons with
+// the CPU's values are skipped and said so; everything else still runs.
 //
 // Usage: plugin_lapack_check [--large-n N] PLUGIN.so
 // Exit status: 0 every check passed; 1 a check failed, or the plugin could not be loaded;
@@ -23,6 +42,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <complex>
@@ -31,8 +51,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "gpu/device_interface.h"
@@ -160,37 +182,88 @@ struct DeviceBlock {
     }
 };
 
-// Runs `op` on a device copy of the column-major host matrix `a` (lda x n) and copies a,
-// the pivots (when `ipiv` is given) and INFO back. `seconds`: the lapack call alone.
-template <typename T>
-int run_op(gpushim_lapack_op op, std::vector<T>& a, std::vector<int64_t>* ipiv, int* info,
-           double* seconds) {
-    DeviceBlock dev_a, dev_ipiv, dev_info;
-    const size_t column_bytes = sizeof(T) * static_cast<size_t>(op.lda);
-    const size_t columns = static_cast<size_t>(op.n);
-    const size_t pivot_bytes = ipiv != nullptr ? sizeof(int64_t) * ipiv->size() : 0;
-    int s = plugin->device_alloc(&dev_a.pointer, column_bytes * columns);
-    if (s == 0 && ipiv != nullptr) s = plugin->device_alloc(&dev_ipiv.pointer, pivot_bytes);
+// Where run() puts the device copy of an operand.
+enum Slot { kSlotA, kSlotB, kSlotIpiv, kSlotTau, kSlotW, kSlotU, kSlotVT };
+
+void set_slot(gpushim_lapack_op& op, Slot slot, void* pointer) {
+    switch (slot) {
+        case kSlotA:
+            op.a = pointer;
+            return;
+        case kSlotB:
+            op.b = pointer;
+            return;
+        case kSlotIpiv:
+            op.ipiv = static_cast<int64_t*>(pointer);
+            return;
+        case kSlotTau:
+            op.tau = pointer;
+            return;
+        case kSlotW:
+            op.w = pointer;
+            return;
+        case kSlotU:
+            op.u = pointer;
+            return;
+        case kSlotVT:
+            op.vt = pointer;
+            return;
+    }
+}
+
+// A host array: `rows` rows of `row_bytes` (a matrix: its columns, of ld elements each).
+struct Operand {
+    Slot slot;
+    void* host;
+    size_t row_bytes;
+    size_t rows;
+};
+
+template <typename V>
+Operand operand(Slot slot, std::vector<V>& vector) {
+    return {slot, vector.data(), sizeof(V) * vector.size(), 1};
+}
+
+// Runs `op` on device copies of the operands, copies every operand back (inputs too, so that
+// a read-only one can be checked unchanged) and INFO, which starts as -99 so that a plugin
+// that never sets it is seen. `seconds`: the lapack call alone.
+int run(gpushim_lapack_op op, std::initializer_list<Operand> operands, int* info,
+        double* seconds = nullptr) {
+    std::array<DeviceBlock, 8> blocks;
+    if (operands.size() > blocks.size()) return -1;
+    DeviceBlock dev_info;
+    int s = 0;
+    size_t used = 0;
+    for (const Operand& o : operands) {
+        DeviceBlock& block = blocks[used++];
+        if (s == 0) s = plugin->device_alloc(&block.pointer, o.row_bytes * o.rows);
+        if (s == 0) {
+            s = plugin->copy_to_device_2d(block.pointer, o.row_bytes, o.host, o.row_bytes,
+                                          o.row_bytes, o.rows, queue);
+        }
+        if (s == 0) set_slot(op, o.slot, block.pointer);
+    }
+    *info = -99;
     if (s == 0) s = plugin->device_alloc(&dev_info.pointer, sizeof(int));
     if (s == 0) {
-        s = plugin->copy_to_device_2d(dev_a.pointer, column_bytes, a.data(), column_bytes,
-                                      column_bytes, columns, queue);
+        s = plugin->copy_to_device_2d(dev_info.pointer, sizeof(int), info, sizeof(int), sizeof(int),
+                                      1, queue);
     }
     if (s == 0) s = plugin->queue_synchronize(queue);
-    op.a = dev_a.pointer;
-    op.ipiv = static_cast<int64_t*>(dev_ipiv.pointer);
     op.info = static_cast<int*>(dev_info.pointer);
     const auto t0 = std::chrono::steady_clock::now();
     if (s == 0) s = plugin->lapack(&op, queue);
     if (s == 0) s = plugin->queue_synchronize(queue);
-    *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (s == 0) {
-        s = plugin->copy_to_host_2d(a.data(), column_bytes, dev_a.pointer, column_bytes,
-                                    column_bytes, columns, queue);
+    if (seconds != nullptr) {
+        *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
-    if (s == 0 && ipiv != nullptr) {
-        s = plugin->copy_to_host_2d(ipiv->data(), pivot_bytes, dev_ipiv.pointer, pivot_bytes,
-                                    pivot_bytes, 1, queue);
+    used = 0;
+    for (const Operand& o : operands) {
+        const DeviceBlock& block = blocks[used++];
+        if (s == 0) {
+            s = plugin->copy_to_host_2d(o.host, o.row_bytes, block.pointer, o.row_bytes,
+                                        o.row_bytes, o.rows, queue);
+        }
     }
     if (s == 0) {
         s = plugin->copy_to_host_2d(info, sizeof(int), dev_info.pointer, sizeof(int), sizeof(int),
@@ -198,6 +271,17 @@ int run_op(gpushim_lapack_op op, std::vector<T>& a, std::vector<int64_t>* ipiv, 
     }
     if (s == 0) s = plugin->queue_synchronize(queue);
     return s;
+}
+
+// Runs `op` on a device copy of the column-major host matrix `a` (lda x n) and copies a,
+// the pivots (when `ipiv` is given) and INFO back.
+template <typename T>
+int run_op(gpushim_lapack_op op, std::vector<T>& a, std::vector<int64_t>* ipiv, int* info,
+           double* seconds) {
+    const Operand matrix{kSlotA, a.data(), sizeof(T) * static_cast<size_t>(op.lda),
+                         static_cast<size_t>(op.n)};
+    if (ipiv != nullptr) return run(op, {matrix, operand(kSlotIpiv, *ipiv)}, info, seconds);
+    return run(op, {matrix}, info, seconds);
 }
 
 // ---- small cases: exact residuals (O(n^3) on the host) --------------------------------------
@@ -446,6 +530,1039 @@ void getrf_large(int64_t m, int64_t n) {
                   one_based, padding, rel, seconds));
 }
 
+// ---- the other kinds: dense host references in double precision -----------------------------
+//
+// Each check builds its inputs on the host, runs one operation on the plugin, and measures the
+// result against what the operation means, in double (or double complex) arithmetic so that
+// the reference adds no error of the precision under test. Ratios are normwise (1-norm) and
+// scaled by n eps, as LAPACK's own tests scale them; a correct result stays far below kBound.
+
+constexpr double kBound = 30;
+constexpr double kJunk = 999;  // what a part the operation must not read (or write) holds
+
+void* resolve_cpu_symbol(const char* name);  // the host services, below
+
+template <typename T>
+using Wide = std::conditional_t<std::is_floating_point_v<T>, double, std::complex<double>>;
+template <typename T>
+struct RealOf {
+    using type = T;
+};
+template <typename R>
+struct RealOf<std::complex<R>> {
+    using type = R;
+};
+template <typename T>
+using Real = typename RealOf<T>::type;
+
+// A column-major matrix with ld >= rows; the padding rows hold kPadding.
+constexpr double kPadding = 777;
+template <typename T>
+struct Matrix {
+    int64_t rows = 0, cols = 0, ld = 1;
+    std::vector<T> v;
+    Matrix() = default;
+    Matrix(int64_t r, int64_t c, int64_t pad = 0)
+        : rows(r),
+          cols(c),
+          ld(std::max<int64_t>(1, r + pad)),
+          v(static_cast<size_t>(ld * std::max<int64_t>(1, c)), T(kPadding)) {}
+    T& operator()(int64_t i, int64_t j) { return v[static_cast<size_t>(i + j * ld)]; }
+    const T& operator()(int64_t i, int64_t j) const { return v[static_cast<size_t>(i + j * ld)]; }
+};
+
+template <typename T>
+Operand operand(Slot slot, Matrix<T>& m) {
+    return {slot, m.v.data(), sizeof(T) * static_cast<size_t>(m.ld),
+            static_cast<size_t>(std::max<int64_t>(1, m.cols))};
+}
+
+template <typename To, typename From>
+Matrix<To> convert(const Matrix<From>& m) {
+    Matrix<To> r;
+    r.rows = m.rows;
+    r.cols = m.cols;
+    r.ld = m.ld;
+    r.v.reserve(m.v.size());
+    for (const From& x : m.v) r.v.push_back(static_cast<To>(x));
+    return r;
+}
+
+// The top-left rows x cols block, in double precision and without padding.
+template <typename T>
+Matrix<Wide<T>> block(const Matrix<T>& m, int64_t rows, int64_t cols) {
+    Matrix<Wide<T>> r(rows, cols);
+    for (int64_t j = 0; j < cols; ++j) {
+        for (int64_t i = 0; i < rows; ++i) r(i, j) = static_cast<Wide<T>>(m(i, j));
+    }
+    return r;
+}
+template <typename T>
+Matrix<Wide<T>> widen(const Matrix<T>& m) {
+    return block(m, m.rows, m.cols);
+}
+
+template <typename T>
+Matrix<T> random_matrix(int64_t rows, int64_t cols, int64_t pad, Random& g) {
+    Matrix<T> m(rows, cols, pad);
+    for (int64_t j = 0; j < cols; ++j) {
+        for (int64_t i = 0; i < rows; ++i) m(i, j) = g.next<T>();
+    }
+    return m;
+}
+
+template <typename W>
+Matrix<W> identity(int64_t n) {
+    Matrix<W> m(n, n);
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < n; ++i) m(i, j) = W(i == j ? 1 : 0);
+    }
+    return m;
+}
+
+// op(m) for trans 'N', 'T' or 'C'.
+template <typename W>
+Matrix<W> apply_op(const Matrix<W>& m, char trans) {
+    if (trans == 'N') return m;
+    Matrix<W> r(m.cols, m.rows);
+    for (int64_t j = 0; j < m.cols; ++j) {
+        for (int64_t i = 0; i < m.rows; ++i) r(j, i) = trans == 'C' ? conj_(m(i, j)) : m(i, j);
+    }
+    return r;
+}
+
+template <typename W>
+Matrix<W> multiply(const Matrix<W>& a, const Matrix<W>& b) {
+    Matrix<W> c(a.rows, b.cols);
+    for (int64_t j = 0; j < b.cols; ++j) {
+        for (int64_t i = 0; i < a.rows; ++i) c(i, j) = W(0);
+        for (int64_t p = 0; p < a.cols; ++p) {
+            const W x = b(p, j);
+            for (int64_t i = 0; i < a.rows; ++i) c(i, j) += a(i, p) * x;
+        }
+    }
+    return c;
+}
+
+template <typename W>
+double norm1(const Matrix<W>& m) {  // the largest column sum
+    double norm = 0;
+    for (int64_t j = 0; j < m.cols; ++j) {
+        double sum = 0;
+        for (int64_t i = 0; i < m.rows; ++i) sum += std::abs(m(i, j));
+        norm = std::max(norm, sum);
+    }
+    return norm;
+}
+
+template <typename W>
+double distance1(const Matrix<W>& a, const Matrix<W>& b) {  // |a - b|_1, same shapes
+    Matrix<W> d(a.rows, a.cols);
+    for (int64_t j = 0; j < a.cols; ++j) {
+        for (int64_t i = 0; i < a.rows; ++i) d(i, j) = a(i, j) - b(i, j);
+    }
+    return norm1(d);
+}
+
+template <typename W>
+double identity_distance(const Matrix<W>& m) {  // |m - I|_1
+    return distance1(m, identity<W>(m.rows));
+}
+
+// |Q^H Q - I|_1 for the columns of q.
+template <typename W>
+double orthogonality(const Matrix<W>& q) {
+    return identity_distance(multiply(apply_op(q, 'C'), q));
+}
+
+double ratio(double error, double scale, int64_t n, double eps) {
+    return scale > 0 ? error / (scale * static_cast<double>(std::max<int64_t>(1, n)) * eps) : error;
+}
+
+template <typename T>
+bool padding_kept(const Matrix<T>& before, const Matrix<T>& after) {
+    for (int64_t j = 0; j < before.cols; ++j) {
+        for (int64_t i = before.rows; i < before.ld; ++i) {
+            if (before(i, j) != after(i, j)) return false;
+        }
+    }
+    return true;
+}
+
+// Whether the strict other triangle (the diagonal too, with `diagonal`) is as it was.
+template <typename T>
+bool triangle_kept(const Matrix<T>& before, const Matrix<T>& after, char uplo, bool diagonal) {
+    for (int64_t j = 0; j < before.cols; ++j) {
+        for (int64_t i = 0; i < before.rows; ++i) {
+            const bool other = uplo == 'L' ? i < j : i > j;
+            if ((other || (diagonal && i == j)) && before(i, j) != after(i, j)) return false;
+        }
+    }
+    return true;
+}
+
+// A random unitary (orthogonal) n x n matrix: a product of Householder reflections.
+template <typename W>
+Matrix<W> random_unitary(int64_t n, Random& g) {
+    Matrix<W> q = identity<W>(n);
+    std::vector<W> v(static_cast<size_t>(n));
+    for (int64_t r = 0; r < n; ++r) {
+        double vv = 0;
+        for (auto& x : v) {
+            x = g.next<W>();
+            vv += std::norm(x);
+        }
+        for (int64_t j = 0; j < n; ++j) {  // q = (I - 2 v v^H / v^H v) q
+            W s = 0;
+            for (int64_t i = 0; i < n; ++i) s += conj_(v[i]) * q(i, j);
+            s *= 2 / vv;
+            for (int64_t i = 0; i < n; ++i) q(i, j) -= v[i] * s;
+        }
+    }
+    return q;
+}
+
+// A = B B^H + n I, Hermitian positive definite, both triangles set.
+template <typename T>
+Matrix<T> hpd_matrix(int64_t n, int64_t pad, Random& g) {
+    const Matrix<Wide<T>> b = random_matrix<Wide<T>>(n, n, 0, g);
+    const Matrix<Wide<T>> bbh = multiply(b, apply_op(b, 'C'));
+    Matrix<T> a(n, n, pad);
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < n; ++i) {
+            a(i, j) = static_cast<T>(i == j ? Wide<T>(std::real(bbh(i, i)) + static_cast<double>(n))
+                                            : (i > j ? bbh(i, j) : conj_(bbh(j, i))));
+        }
+    }
+    return a;
+}
+
+// The Hermitian matrix whose uplo triangle `m` holds.
+template <typename T>
+Matrix<Wide<T>> hermitian_from(const Matrix<T>& m, char uplo) {
+    Matrix<Wide<T>> h(m.rows, m.cols);
+    for (int64_t j = 0; j < m.cols; ++j) {
+        for (int64_t i = 0; i < m.rows; ++i) {
+            const bool stored = uplo == 'L' ? i >= j : i <= j;
+            h(i, j) = stored ? static_cast<Wide<T>>(m(i, j)) : conj_(static_cast<Wide<T>>(m(j, i)));
+        }
+    }
+    return h;
+}
+
+// The triangular matrix that the uplo triangle of `m` holds (a unit diagonal for diag 'U').
+template <typename T>
+Matrix<Wide<T>> triangle_of(const Matrix<T>& m, char uplo, char diag) {
+    Matrix<Wide<T>> t(m.rows, m.cols);
+    for (int64_t j = 0; j < m.cols; ++j) {
+        for (int64_t i = 0; i < m.rows; ++i) {
+            const bool stored = uplo == 'L' ? i >= j : i <= j;
+            t(i, j) = i == j && diag == 'U' ? Wide<T>(1)
+                      : stored              ? static_cast<Wide<T>>(m(i, j))
+                                            : Wide<T>(0);
+        }
+    }
+    return t;
+}
+
+// A well-conditioned triangle: diagonal 1 + |x| (junk where diag 'U' must not read it),
+// entries below 1/n elsewhere in the triangle, junk in the other one.
+template <typename T>
+Matrix<T> triangular_matrix(int64_t n, int64_t pad, char uplo, char diag, Random& g) {
+    Matrix<T> a(n, n, pad);
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < n; ++i) {
+            const bool stored = uplo == 'L' ? i > j : i < j;
+            if (i == j) {
+                a(i, j) =
+                    diag == 'U' ? T(kJunk) : T(1.0 + std::abs(g.uniform())) + g.next<T>() * T(0.1);
+            } else {
+                a(i, j) = stored ? g.next<T>() / T(static_cast<double>(n)) : T(kJunk);
+            }
+        }
+    }
+    return a;
+}
+
+template <typename T>
+gpushim_lapack_op lapack_op(gpushim_lapack_kind kind) {
+    gpushim_lapack_op op{};
+    op.kind = kind;
+    op.precision = Traits<T>::precision;
+    return op;
+}
+
+std::string shape(int64_t m, int64_t n) {
+    return format("%lldx%lld", static_cast<long long>(m), static_cast<long long>(n));
+}
+
+// ---- the CPU LAPACK, for reference values (when the check finds one) ---------------------------
+
+constexpr size_t kFlagLength = 1;  // the hidden length of a CHARACTER*1 argument
+
+template <typename T, typename... Args>
+bool call_cpu(const char* name, Args... args) {
+    const std::string symbol = std::string(1, Traits<T>::name) + name + "_";
+    void* function = resolve_cpu_symbol(symbol.c_str());
+    if (function == nullptr) return false;
+    reinterpret_cast<void (*)(Args...)>(function)(args...);
+    return true;
+}
+
+// The eigenvalues of the Hermitian matrix in the uplo triangle of `a`, by the CPU's
+// ?syev/?heev (QR iteration, not SYEVD's divide and conquer); false without a CPU LAPACK.
+template <typename T>
+bool cpu_eigenvalues(Matrix<T> a, char uplo, std::vector<Real<T>>* w) {
+    using Int = int32_t;
+    const Int n = static_cast<Int>(a.rows), lda = static_cast<Int>(a.ld);
+    const char jobz = 'N';
+    w->assign(static_cast<size_t>(n), 0);
+    std::vector<Real<T>> rwork(static_cast<size_t>(std::max<Int>(1, 3 * n - 2)));
+    Int info = 0;
+    const auto syev = [&](T* work, const Int* lwork) {
+        if constexpr (std::is_floating_point_v<T>) {
+            return call_cpu<T>("syev", &jobz, &uplo, &n, a.v.data(), &lda, w->data(), work, lwork,
+                               &info, kFlagLength, kFlagLength);
+        } else {
+            return call_cpu<T>("heev", &jobz, &uplo, &n, a.v.data(), &lda, w->data(), work, lwork,
+                               rwork.data(), &info, kFlagLength, kFlagLength);
+        }
+    };
+    T query{};
+    const Int ask = -1;
+    if (!syev(&query, &ask)) return false;
+    const Int lwork = std::max<Int>(1, static_cast<Int>(std::real(query)));
+    std::vector<T> work(static_cast<size_t>(lwork));
+    return syev(work.data(), &lwork) && info == 0;
+}
+
+// The singular values of `a`, by the CPU's ?gesvd; false without a CPU LAPACK.
+template <typename T>
+bool cpu_singular_values(Matrix<T> a, std::vector<Real<T>>* s) {
+    using Int = int32_t;
+    const Int m = static_cast<Int>(a.rows), n = static_cast<Int>(a.cols),
+              lda = static_cast<Int>(a.ld), one = 1;
+    const char job = 'N';
+    s->assign(static_cast<size_t>(std::min(m, n)), 0);
+    std::vector<Real<T>> rwork(static_cast<size_t>(5 * std::max<Int>(1, std::min(m, n))));
+    T unused{};
+    Int info = 0;
+    const auto gesvd = [&](T* work, const Int* lwork) {
+        if constexpr (std::is_floating_point_v<T>) {
+            return call_cpu<T>("gesvd", &job, &job, &m, &n, a.v.data(), &lda, s->data(), &unused,
+                               &one, &unused, &one, work, lwork, &info, kFlagLength, kFlagLength);
+        } else {
+            return call_cpu<T>("gesvd", &job, &job, &m, &n, a.v.data(), &lda, s->data(), &unused,
+                               &one, &unused, &one, work, lwork, rwork.data(), &info, kFlagLength,
+                               kFlagLength);
+        }
+    };
+    T query{};
+    const Int ask = -1;
+    if (!gesvd(&query, &ask)) return false;
+    const Int lwork = std::max<Int>(1, static_cast<Int>(std::real(query)));
+    std::vector<T> work(static_cast<size_t>(lwork));
+    return gesvd(work.data(), &lwork) && info == 0;
+}
+
+// max |x_i - y_i|
+template <typename R>
+double max_difference(const std::vector<R>& x, const std::vector<double>& y) {
+    double d = 0;
+    for (size_t i = 0; i < x.size(); ++i)
+        d = std::max(d, std::abs(static_cast<double>(x[i]) - y[i]));
+    return d;
+}
+
+// A check of the plugin's values against the CPU's: its text, and whether it passed (true
+// when no CPU LAPACK was found: said in the text).
+template <typename R>
+std::pair<bool, std::string> against_cpu(bool found, const std::vector<R>& values,
+                                         const std::vector<R>& cpu, double scale, int64_t n,
+                                         double eps, const char* label) {
+    if (!found) return {true, "CPU comparison skipped (no CPU LAPACK)"};
+    std::vector<double> reference(cpu.begin(), cpu.end());
+    const double r = ratio(max_difference(values, reference), scale, n, eps);
+    return {r < kBound, format("%s=%.3g", label, r)};
+}
+
+// ---- LU: GETRS, GESV, GETRI ------------------------------------------------------------------
+
+template <typename T>
+int plugin_getrf(Matrix<T>& f, std::vector<int64_t>& ipiv) {
+    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_GETRF);
+    op.m = f.rows;
+    op.n = f.cols;
+    op.lda = f.ld;
+    int info = 0;
+    const int s = run(op, {operand(kSlotA, f), operand(kSlotIpiv, ipiv)}, &info);
+    return s != 0 ? s : (info == 0 ? 0 : -1000 - info);
+}
+
+template <typename T>
+void getrs_case(char trans, int64_t n, int64_t nrhs) {
+    Random g(static_cast<uint64_t>(n * 7 + nrhs + trans));
+    const Matrix<T> a = random_matrix<T>(n, n, 3, g), b = random_matrix<T>(n, nrhs, 2, g);
+    Matrix<T> f = a;
+    std::vector<int64_t> ipiv(static_cast<size_t>(n), -1);
+    CHECK_STATUS(plugin_getrf(f, ipiv));
+    const Matrix<T> f_in = f;
+    const std::vector<int64_t> ipiv_in = ipiv;
+    Matrix<T> x = b;
+    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_GETRS);
+    op.trans = trans;
+    op.n = n;
+    op.nrhs = nrhs;
+    op.lda = f.ld;
+    op.ldb = x.ld;
+    int info = 0;
+    CHECK_STATUS(
+        run(op, {operand(kSlotA, f), operand(kSlotIpiv, ipiv), operand(kSlotB, x)}, &info));
+    const auto op_a = apply_op(widen(a), trans);
+    const auto wx = widen(x);
+    const double r =
+        ratio(distance1(multiply(op_a, wx), widen(b)), norm1(op_a) * norm1(wx), n, Traits<T>::eps);
+    const bool read_only = f.v == f_in.v && ipiv == ipiv_in;
+    const bool padding = padding_kept(b, x);
+    report(info == 0 && read_only && padding && r < kBound,
+           format("%cgetrs trans=%c n=%lld nrhs=%lld: info=%d, a and ipiv unchanged=%d, padding "
+                  "kept=%d, |op(A)X - B|/(|A||X| n eps)=%.3g",
+                  Traits<T>::name, trans, static_cast<long long>(n), static_cast<long long>(nrhs),
+                  info, read_only, padding, r));
+}
+
+// zero_column: that column (1-based) of A is zero, so GETRF's INFO is that column.
+template <typename T>
+void gesv_case(int64_t n, int64_t nrhs, int64_t zero_column = 0) {
+    Random g(static_cast<uint64_t>(n * 11 + nrhs));
+    Matrix<T> a = random_matrix<T>(n, n, 3, g);
+    if (zero_column > 0) {
+        for (int64_t i = 0; i < n; ++i) a(i, zero_column - 1) = T(0);
+    }
+    const Matrix<T> b = random_matrix<T>(n, nrhs, 1, g);
+    Matrix<T> f = a, x = b;
+    std::vector<int64_t> ipiv(static_cast<size_t>(n), -1);
+    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_GESV);
+    op.n = n;
+    op.nrhs = nrhs;
+    op.lda = f.ld;
+    op.ldb = x.ld;
+    int info = 0;
+    CHECK_STATUS(
+        run(op, {operand(kSlotA, f), operand(kSlotIpiv, ipiv), operand(kSlotB, x)}, &info));
+    bool pivots = true;
+    for (int64_t i = 0; i < n; ++i) pivots = pivots && ipiv[i] >= i + 1 && ipiv[i] <= n;
+    const bool padding = padding_kept(a, f) && padding_kept(b, x);
+    if (zero_column > 0) {  // b holds no solution: LAPACK's INFO is what counts
+        report(
+            info == zero_column && pivots && padding,
+            format("%cgesv n=%lld, column %lld zero: info=%d (want %lld, as GETRF), pivots in "
+                   "range=%d, padding kept=%d",
+                   Traits<T>::name, static_cast<long long>(n), static_cast<long long>(zero_column),
+                   info, static_cast<long long>(zero_column), pivots, padding));
+        return;
+    }
+    const auto wa = widen(a);
+    const auto wx = widen(x);
+    const double r =
+        ratio(distance1(multiply(wa, wx), widen(b)), norm1(wa) * norm1(wx), n, Traits<T>::eps);
+    report(info == 0 && pivots && padding && r < kBound,
+           format("%cgesv n=%lld nrhs=%lld: info=%d, pivots in range=%d, padding kept=%d, "
+                  "|AX - B|/(|A||X| n eps)=%.3g",
+                  Traits<T>::name, static_cast<long long>(n), static_cast<long long>(nrhs), info,
+                  pivots, padding, r));
+}
+
+template <typename T>
+void getri_case(int64_t n) {
+    Random g(static_cast<uint64_t>(n * 13));
+    const Matrix<T> a = random_matrix<T>(n, n, 2, g);
+    Matrix<T> f = a;
+    std::vector<int64_t> ipiv(static_cast<size_t>(n), -1);
+    CHECK_STATUS(plugin_getrf(f, ipiv));
+    const std::vector<int64_t> ipiv_in = ipiv;
+    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_GETRI);
+    op.n = n;
+    op.lda = f.ld;
+    int info = 0;
+    CHECK_STATUS(run(op, {operand(kSlotA, f), operand(kSlotIpiv, ipiv)}, &info));
+    const auto wa = widen(a);
+    const auto inverse = widen(f);
+    const double r = ratio(identity_distance(multiply(wa, inverse)), norm1(wa) * norm1(inverse), n,
+                           Traits<T>::eps);
+    const bool padding = padding_kept(a, f);
+    report(info == 0 && ipiv == ipiv_in && padding && r < kBound,
+           format("%cgetri n=%lld: info=%d, ipiv unchanged=%d, padding kept=%d, "
+                  "|A inv(A) - I|/(|A||inv(A)| n eps)=%.3g",
+                  Traits<T>::name, static_cast<long long>(n), info, ipiv == ipiv_in, padding, r));
+}
+
+// ---- Cholesky: POTRS, POSV, POTRI -------------------------------------------------------------
+
+template <typename T>
+int plugin_potrf(Matrix<T>& f, char uplo) {
+    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_POTRF);
+    op.uplo = uplo;
+    op.n = f.rows;
+    op.lda = f.ld;
+    int info = 0;
+    const int s = run(op, {operand(kSlotA, f)}, &info);
+    return s != 0 ? s : (info == 0 ? 0 : -1000 - info);
+}
+
+template <typename T>
+void potrs_case(char uplo, int64_t n, int64_t nrhs) {
+    Random g(static_cast<uint64_t>(n * 17 + uplo));
+    const Matrix<T> a = hpd_matrix<T>(n, 3, g), b = random_matrix<T>(n, nrhs, 2, g);
+    Matrix<T> f = a;
+    CHECK_STATUS(plugin_potrf(f, uplo));
+    const Matrix<T> f_in = f;
+    Matrix<T> x = b;
+    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_POTRS);
+    op.uplo = uplo;
+    op.n = n;
+    op.nrhs = nrhs;
+    op.lda = f.ld;
+    op.ldb = x.ld;
+    int info = 0;
+    CHECK_STATUS(run(op, {operand(kSlotA, f), operand(kSlotB, x)}, &info));
+    const auto wa = widen(a);
+    const auto wx = widen(x);
+    const double r =
+        ratio(distance1(multiply(wa, wx), widen(b)), norm1(wa) * norm1(wx), n, Traits<T>::eps);
+    const bool read_only = f.v == f_in.v;
+    const bool padding = padding_kept(b, x);
+    report(info == 0 && read_only && padding && r < kBound,
+           format("%cpotrs %c n=%lld nrhs=%lld: info=%d, a unchanged=%d, padding kept=%d, "
+                  "|AX - B|/(|A||X| n eps)=%.3g",
+                  Traits<T>::name, uplo, static_cast<long long>(n), static_cast<long long>(nrhs),
+                  info, read_only, padding, r));
+}
+
+// not_positive_definite: A's leading minor of order 7 is not, so POTRF's INFO is 7.
+template <typename T>
+void posv_case(char uplo, int64_t n, int64_t nrhs, bool not_positive_definite = false) {
+    Random g(static_cast<uint64_t>(n * 19 + uplo));
+    Matrix<T> a = hpd_matrix<T>(n, 2, g);
+    if (not_positive_definite) {
+        for (int64_t j = 0; j < n; ++j) {
+            for (int64_t i = 0; i < n; ++i) a(i, j) = T(i == j ? 4 : 0);
+        }
+        a(6, 6) = T(-1);
+    }
+    const Matrix<T> b = random_matrix<T>(n, nrhs, 3, g);
+    Matrix<T> f = a, x = b;
+    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_POSV);
+    op.uplo = uplo;
+    op.n = n;
+    op.nrhs = nrhs;
+    op.lda = f.ld;
+    op.ldb = x.ld;
+    int info = 0;
+    CHECK_STATUS(run(op, {operand(kSlotA, f), operand(kSlotB, x)}, &info));
+    const bool kept = triangle_kept(a, f, uplo, false) && padding_kept(a, f) && padding_kept(b, x);
+    if (not_positive_definite) {
+        report(info == 7 && kept,
+               format("%cposv %c n=%lld, not positive definite at 7: info=%d (want 7, as POTRF), "
+                      "other triangle and padding kept=%d",
+                      Traits<T>::name, uplo, static_cast<long long>(n), info, kept));
+        return;
+    }
+    const auto wa = widen(a);
+    const auto wx = widen(x);
+    const double r =
+        ratio(distance1(multiply(wa, wx), widen(b)), norm1(wa) * norm1(wx), n, Traits<T>::eps);
+    report(info == 0 && kept && r < kBound,
+           format("%cposv %c n=%lld nrhs=%lld: info=%d, other triangle and padding kept=%d, "
+                  "|AX - B|/(|A||X| n eps)=%.3g",
+                  Traits<T>::name, uplo, static_cast<long long>(n), static_cast<long long>(nrhs),
+                  info, kept, r));
+}
+
+template <typename T>
+void potri_case(char uplo, int64_t n) {
+    Random g(static_cast<uint64_t>(n * 23 + uplo));
+    const Matrix<T> a = hpd_matrix<T>(n, 2, g);
+    Matrix<T> f = a;
+    CHECK_STATUS(plugin_potrf(f, uplo));
+    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_POTRI);
+    op.uplo = uplo;
+    op.n = n;
+    op.lda = f.ld;
+    int info = 0;
+    CHECK_STATUS(run(op, {operand(kSlotA, f)}, &info));
+    const auto wa = widen(a);
+    const auto inverse = hermitian_from(f, uplo);
+    const double r = ratio(identity_distance(multiply(wa, inverse)), norm1(wa) * norm1(inverse), n,
+                           Traits<T>::eps);
+    const bool kept = triangle_kept(a, f, uplo, false) && padding_kept(a, f);
+    report(info == 0 && kept && r < kBound,
+           format("%cpotri %c n=%lld: info=%d, other triangle and padding kept=%d, "
+                  "|A inv(A) - I|/(|A||inv(A)| n eps)=%.3g",
+                  Traits<T>::name, uplo, static_cast<long long>(n), info, kept, r));
+}
+
+// ---- triangular: TRTRS, TRTRI -----------------------------------------------------------------
+
+template <typename T>
+void trtrs_case(char uplo, char trans, char diag, int64_t n, int64_t nrhs) {
+    Random g(static_cast<uint64_t>(n * 29 + uplo * 3 + trans * 5 + diag));
+    const Matrix<T> a = triangular_matrix<T>(n, 2, uplo, diag, g);
+    const Matrix<T> b = random_matrix<T>(n, nrhs, 3, g);
+    Matrix<T> f = a, x = b;
+    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_TRTRS);
+    op.uplo = uplo;
+    op.trans = trans;
+    op.diag = diag;
+    op.n = n;
+    op.nrhs = nrhs;
+    op.lda = f.ld;
+    op.ldb = x.ld;
+    int info = 0;
+    CHECK_STATUS(run(op, {operand(kSlotA, f), operand(kSlotB, x)}, &info));
+    const auto op_t = apply_op(triangle_of(a, uplo, diag), trans);
+    const auto wx = widen(x);
+    const double r =
+        ratio(distance1(multiply(op_t, wx), widen(b)), norm1(op_t) * norm1(wx), n, Traits<T>::eps);
+    const bool kept = f.v == a.v && padding_kept(b, x);
+    report(info == 0 && kept && r < kBound,
+           format("%ctrtrs %c%c%c n=%lld nrhs=%lld: info=%d, a and padding unchanged=%d, "
+                  "|op(A)X - B|/(|A||X| n eps)=%.3g",
+                  Traits<T>::name, uplo, trans, diag, static_cast<long long>(n),
+                  static_cast<long long>(nrhs), info, kept, r));
+}
+
+template <typename T>
+void trtri_case(char uplo, char diag, int64_t n) {
+    Random g(static_cast<uint64_t>(n * 31 + uplo * 3 + diag));
+    const Matrix<T> a = triangular_matrix<T>(n, 3, uplo, diag, g);
+    Matrix<T> f = a;
+    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_TRTRI);
+    op.uplo = uplo;
+    op.diag = diag;
+    op.n = n;
+    op.lda = f.ld;
+    int info = 0;
+    CHECK_STATUS(run(op, {operand(kSlotA, f)}, &info));
+    const auto t = triangle_of(a, uplo, diag);
+    const auto inverse = triangle_of(f, uplo, diag);
+    const double r = ratio(identity_distance(multiply(t, inverse)), norm1(t) * norm1(inverse), n,
+                           Traits<T>::eps);
+    // diag 'U': the diagonal is neither read nor written.
+    const bool kept = triangle_kept(a, f, uplo, diag == 'U') && padding_kept(a, f);
+    report(info == 0 && kept && r < kBound,
+           format("%ctrtri %c%c n=%lld: info=%d, other triangle%s and padding kept=%d, "
+                  "|T inv(T) - I|/(|T||inv(T)| n eps)=%.3g",
+                  Traits<T>::name, uplo, diag, static_cast<long long>(n), info,
+                  diag == 'U' ? ", diagonal" : "", kept, r));
+}
+
+// ---- QR: GEQRF, ORGQR, ORMQR ------------------------------------------------------------------
+
+template <typename T>
+int plugin_geqrf(Matrix<T>& f, std::vector<T>& tau) {
+    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_GEQRF);
+    op.m = f.rows;
+    op.n = f.cols;
+    op.lda = f.ld;
+    int info = 0;
+    const int s = run(op, {operand(kSlotA, f), operand(kSlotTau, tau)}, &info);
+    return s != 0 ? s : (info == 0 ? 0 : -1000 - info);
+}
+
+// Q (m x m) = H(1) ... H(k), H(i) = I - tau(i) v v^H, v(i) = 1, v below i in column i of f.
+template <typename T>
+Matrix<Wide<T>> explicit_q(const Matrix<T>& f, const std::vector<T>& tau, int64_t k) {
+    using W = Wide<T>;
+    const int64_t m = f.rows;
+    Matrix<W> q = identity<W>(m);
+    std::vector<W> v(static_cast<size_t>(m));
+    for (int64_t i = k - 1; i >= 0; --i) {  // q = H(i) q
+        for (int64_t p = 0; p < m; ++p) {
+            v[p] = p < i ? W(0) : (p == i ? W(1) : static_cast<W>(f(p, i)));
+        }
+        const W t = static_cast<W>(tau[i]);
+        for (int64_t j = 0; j < m; ++j) {
+            W s = 0;
+            for (int64_t p = i; p < m; ++p) s += conj_(v[p]) * q(p, j);
+            s *= t;
+            for (int64_t p = i; p < m; ++p) q(p, j) -= v[p] * s;
+        }
+    }
+    return q;
+}
+
+// GEQRF of an m x n A, then ORGQR of its min(m, n) reflectors into the m x min(m, n) Q:
+// Q orthonormal and A = Q R. extra_columns > 0: a second ORGQR, of n + extra_columns
+// columns from the same reflectors (k < n), orthonormal too.
+template <typename T>
+void geqrf_orgqr_case(int64_t m, int64_t n, int64_t extra_columns = 0) {
+    Random g(static_cast<uint64_t>(m * 37 + n));
+    const int64_t k = std::min(m, n);
+    const Matrix<T> a = random_matrix<T>(m, n, 3, g);
+    Matrix<T> f = a;
+    std::vector<T> tau(static_cast<size_t>(k), T(kJunk));
+    int info = 0;
+    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_GEQRF);
+    op.m = m;
+    op.n = n;
+    op.lda = f.ld;
+    CHECK_STATUS(run(op, {operand(kSlotA, f), operand(kSlotTau, tau)}, &info));
+    const bool geqrf_ok = info == 0 && padding_kept(a, f);
+    Matrix<T> q(m, k, 3);  // the reflectors, then Q
+    for (int64_t j = 0; j < k; ++j) {
+        for (int64_t i = 0; i < m; ++i) q(i, j) = f(i, j);
+    }
+    const Matrix<T> q_in = q;
+    const std::vector<T> tau_in = tau;
+    op = lapack_op<T>(GPUSHIM_ORGQR);
+    op.m = m;
+    op.n = k;
+    op.k = k;
+    op.lda = q.ld;
+    CHECK_STATUS(run(op, {operand(kSlotA, q), operand(kSlotTau, tau)}, &info));
+    const auto wq = widen(q);
+    Matrix<Wide<T>> r(k, n);  // R: the upper triangle (trapezoid) of GEQRF's output
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < k; ++i) r(i, j) = i <= j ? static_cast<Wide<T>>(f(i, j)) : 0.0;
+    }
+    const auto wa = widen(a);
+    const double orthogonal = ratio(orthogonality(wq), 1, m, Traits<T>::eps);
+    const double factored = ratio(distance1(multiply(wq, r), wa), norm1(wa), m, Traits<T>::eps);
+    const bool kept = padding_kept(q_in, q) && tau == tau_in;
+    report(geqrf_ok && info == 0 && kept && orthogonal < kBound && factored < kBound,
+           format("%cgeqrf + %s %s: info=%d, padding kept and tau unchanged=%d, |Q^H Q - I|/(m "
+                  "eps)=%.3g, |A - QR|/(|A| m eps)=%.3g",
+                  Traits<T>::name, std::is_floating_point_v<T> ? "orgqr" : "ungqr",
+                  shape(m, n).c_str(), info, kept, orthogonal, factored));
+    if (extra_columns == 0) return;
+    const int64_t columns = n + extra_columns;  // m >= columns > k reflectors
+    Matrix<T> q2 = random_matrix<T>(m, columns, 2, g);
+    for (int64_t j = 0; j < k; ++j) {
+        for (int64_t i = 0; i < m; ++i) q2(i, j) = f(i, j);
+    }
+    op = lapack_op<T>(GPUSHIM_ORGQR);
+    op.m = m;
+    op.n = columns;
+    op.k = k;
+    op.lda = q2.ld;
+    CHECK_STATUS(run(op, {operand(kSlotA, q2), operand(kSlotTau, tau)}, &info));
+    const double orthogonal2 = ratio(orthogonality(widen(q2)), 1, m, Traits<T>::eps);
+    report(info == 0 && orthogonal2 < kBound,
+           format("%c%s m=%lld n=%lld k=%lld: info=%d, |Q^H Q - I|/(m eps)=%.3g", Traits<T>::name,
+                  std::is_floating_point_v<T> ? "orgqr" : "ungqr", static_cast<long long>(m),
+                  static_cast<long long>(columns), static_cast<long long>(k), info, orthogonal2));
+}
+
+// ORMQR with the k reflectors of a GEQRF of an nq x k matrix, against the explicit Q:
+// side 'L': C is nq x nc, op(Q) C; side 'R': C is nc x nq, C op(Q).
+template <typename T>
+void ormqr_case(char side, char trans, int64_t nq, int64_t k, int64_t nc) {
+    Random g(static_cast<uint64_t>(nq * 41 + k + side * 3 + trans));
+    Matrix<T> f = random_matrix<T>(nq, k, 2, g);
+    std::vector<T> tau(static_cast<size_t>(k));
+    CHECK_STATUS(plugin_geqrf(f, tau));
+    const Matrix<T> f_in = f;
+    const std::vector<T> tau_in = tau;
+    const int64_t m = side == 'L' ? nq : nc, n = side == 'L' ? nc : nq;
+    const Matrix<T> c = random_matrix<T>(m, n, 3, g);
+    Matrix<T> result = c;
+    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_ORMQR);
+    op.side = side;
+    op.trans = trans;
+    op.m = m;
+    op.n = n;
+    op.k = k;
+    op.lda = f.ld;
+    op.ldb = result.ld;
+    int info = 0;
+    CHECK_STATUS(
+        run(op, {operand(kSlotA, f), operand(kSlotTau, tau), operand(kSlotB, result)}, &info));
+    const auto q = apply_op(explicit_q(f_in, tau_in, k), trans);
+    const auto wc = widen(c);
+    const auto expected = side == 'L' ? multiply(q, wc) : multiply(wc, q);
+    const double r = ratio(distance1(widen(result), expected), norm1(wc), nq, Traits<T>::eps);
+    const bool read_only = f.v == f_in.v && tau == tau_in && padding_kept(c, result);
+    report(info == 0 && read_only && r < kBound,
+           format("%c%s side=%c trans=%c %s k=%lld: info=%d, a, tau and padding unchanged=%d, "
+                  "|result - explicit Q product|/(|C| m eps)=%.3g",
+                  Traits<T>::name, std::is_floating_point_v<T> ? "ormqr" : "unmqr", side, trans,
+                  shape(m, n).c_str(), static_cast<long long>(k), info, read_only, r));
+}
+
+// ---- SYEVD, GESVD -----------------------------------------------------------------------------
+
+// A = Q diag(lambda) Q^H with a random unitary Q and known, ascending lambda; only the uplo
+// triangle is meaningful (the other holds junk the plugin must not read).
+template <typename T>
+void syevd_case(char jobz, char uplo, int64_t n) {
+    using W = Wide<T>;
+    Random g(static_cast<uint64_t>(n * 43 + jobz * 3 + uplo));
+    std::vector<double> lambda(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i)
+        lambda[i] = -1.0 + 3.0 * static_cast<double>(i) / static_cast<double>(n);
+    const Matrix<W> q = random_unitary<W>(n, g);
+    Matrix<W> scaled = q;
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < n; ++i) scaled(i, j) *= lambda[j];
+    }
+    Matrix<W> full = multiply(scaled, apply_op(q, 'C'));
+    Matrix<T> a(n, n, 3);
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < n; ++i) {
+            const bool stored = uplo == 'L' ? i >= j : i <= j;
+            a(i, j) = i == j ? T(std::real(full(i, i)))
+                             : (stored ? static_cast<T>(full(i, j)) : T(kJunk));
+        }
+    }
+    full = hermitian_from(a, uplo);  // what the plugin is given, exactly
+    Matrix<T> v = a;
+    std::vector<Real<T>> w(static_cast<size_t>(n), Real<T>(-kJunk));
+    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_SYEVD);
+    op.jobz = jobz;
+    op.uplo = uplo;
+    op.n = n;
+    op.lda = v.ld;
+    int info = 0;
+    CHECK_STATUS(run(op, {operand(kSlotA, v), operand(kSlotW, w)}, &info));
+    const double eps = Traits<T>::eps, norm = norm1(full);
+    bool ascending = true;
+    for (int64_t i = 1; i < n; ++i) ascending = ascending && w[i - 1] <= w[i];
+    const double values = ratio(max_difference(w, lambda), norm, n, eps);
+    std::vector<Real<T>> cpu;
+    const auto [cpu_ok, cpu_text] = against_cpu(cpu_eigenvalues(a, uplo, &cpu), w, cpu, norm, n,
+                                                eps, "|w - w_cpu|/(|A| n eps)");
+    bool ok = info == 0 && ascending && values < kBound && cpu_ok && padding_kept(a, v);
+    std::string vectors;
+    if (jobz == 'V') {
+        const auto wv = widen(v);
+        Matrix<W> vw = wv;
+        for (int64_t j = 0; j < n; ++j) {
+            for (int64_t i = 0; i < n; ++i) vw(i, j) *= static_cast<double>(w[j]);
+        }
+        const double residual = ratio(distance1(multiply(full, wv), vw), norm, n, eps);
+        const double orthogonal = ratio(orthogonality(wv), 1, n, eps);
+        ok = ok && residual < kBound && orthogonal < kBound;
+        vectors =
+            format(", |AV - VW|/(|A| n eps)=%.3g, |V^H V - I|/(n eps)=%.3g", residual, orthogonal);
+    }
+    report(ok, format("%c%s jobz=%c uplo=%c n=%lld: info=%d, ascending=%d, padding kept=%d, "
+                      "|w - lambda|/(|A| n eps)=%.3g, %s%s",
+                      Traits<T>::name, std::is_floating_point_v<T> ? "syevd" : "heevd", jobz, uplo,
+                      static_cast<long long>(n), info, ascending, padding_kept(a, v), values,
+                      cpu_text.c_str(), vectors.c_str()));
+}
+
+// A = U0 diag(sigma) V0^H (m >= n) with random unitary U0, V0 and known, descending sigma.
+template <typename T>
+void gesvd_case(char jobu, char jobvt, int64_t m, int64_t n) {
+    using W = Wide<T>;
+    Random g(static_cast<uint64_t>(m * 47 + n + jobu * 3 + jobvt));
+    std::vector<double> sigma(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i)
+        sigma[i] = 2.0 - 1.5 * static_cast<double>(i) / static_cast<double>(n);
+    const Matrix<W> u0 = random_unitary<W>(m, g), v0 = random_unitary<W>(n, g);
+    Matrix<W> us(m, n);
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < m; ++i) us(i, j) = u0(i, j) * sigma[j];
+    }
+    const Matrix<W> full_w = multiply(us, apply_op(v0, 'C'));
+    Matrix<T> a(m, n, 3);
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < m; ++i) a(i, j) = static_cast<T>(full_w(i, j));
+    }
+    const auto full = widen(a);
+    const bool has_u = jobu == 'A' || jobu == 'S', has_vt = jobvt == 'A' || jobvt == 'S';
+    Matrix<T> f = a;
+    Matrix<T> u(m, has_u ? (jobu == 'A' ? m : n) : 0, 2), vt(n, has_vt ? n : 0, 1);
+    const Matrix<T> u_in = u, vt_in = vt;
+    std::vector<Real<T>> s(static_cast<size_t>(n), Real<T>(-kJunk));
+    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_GESVD);
+    op.jobu = jobu;
+    op.jobvt = jobvt;
+    op.m = m;
+    op.n = n;
+    op.lda = f.ld;
+    if (has_u) op.ldu = u.ld;
+    if (has_vt) op.ldvt = vt.ld;
+    int info = 0;
+    if (has_u && has_vt) {
+        CHECK_STATUS(run(
+            op, {operand(kSlotA, f), operand(kSlotW, s), operand(kSlotU, u), operand(kSlotVT, vt)},
+            &info));
+    } else if (has_u) {
+        CHECK_STATUS(run(op, {operand(kSlotA, f), operand(kSlotW, s), operand(kSlotU, u)}, &info));
+    } else if (has_vt) {
+        CHECK_STATUS(
+            run(op, {operand(kSlotA, f), operand(kSlotW, s), operand(kSlotVT, vt)}, &info));
+    } else {
+        CHECK_STATUS(run(op, {operand(kSlotA, f), operand(kSlotW, s)}, &info));
+    }
+    const double eps = Traits<T>::eps;
+    bool descending = true;
+    for (int64_t i = 1; i < n; ++i) descending = descending && s[i - 1] >= s[i];
+    const double values = ratio(max_difference(s, sigma), sigma[0], n, eps);
+    std::vector<Real<T>> cpu;
+    const auto [cpu_ok, cpu_text] = against_cpu(cpu_singular_values(a, &cpu), s, cpu, sigma[0], n,
+                                                eps, "|s - s_cpu|/(s_max n eps)");
+    const bool padding = padding_kept(a, f) && (!has_u || padding_kept(u_in, u)) &&
+                         (!has_vt || padding_kept(vt_in, vt));
+    bool ok = info == 0 && descending && values < kBound && cpu_ok && padding;
+    // U's first n columns and VT, wherever the jobs put them.
+    Matrix<W> left, right;
+    std::string vectors;
+    if (jobu != 'N') {
+        left = jobu == 'O' ? block(f, m, n) : widen(u);
+        const double orthogonal = ratio(orthogonality(left), 1, m, eps);
+        ok = ok && orthogonal < kBound;
+        vectors += format(", |U^H U - I|/(m eps)=%.3g (%lld columns)", orthogonal,
+                          static_cast<long long>(left.cols));
+    }
+    if (jobvt != 'N') {
+        right = jobvt == 'O' ? block(f, n, n) : widen(vt);
+        const double orthogonal = ratio(orthogonality(apply_op(right, 'C')), 1, n, eps);
+        ok = ok && orthogonal < kBound;
+        vectors += format(", |VT VT^H - I|/(n eps)=%.3g", orthogonal);
+    }
+    if (jobu != 'N' && jobvt != 'N') {
+        Matrix<W> left_s(m, n);
+        for (int64_t j = 0; j < n; ++j) {
+            for (int64_t i = 0; i < m; ++i) left_s(i, j) = left(i, j) * static_cast<double>(s[j]);
+        }
+        const double residual =
+            ratio(distance1(multiply(left_s, right), full), norm1(full), n, eps);
+        ok = ok && residual < kBound;
+        vectors += format(", |A - U S VT|/(|A| n eps)=%.3g", residual);
+    }
+    report(ok, format("%cgesvd jobu=%c jobvt=%c %s: info=%d, descending=%d, padding kept=%d, "
+                      "|s - sigma|/(s_max n eps)=%.3g, %s%s",
+                      Traits<T>::name, jobu, jobvt, shape(m, n).c_str(), info, descending, padding,
+                      values, cpu_text.c_str(), vectors.c_str()));
+}
+
+template <typename T>
+void more_kinds() {
+    const bool complex = !std::is_floating_point_v<T>;
+    for (char trans : {'N', 'T', 'C'}) getrs_case<T>(trans, 70, 5);
+    gesv_case<T>(70, 4);
+    gesv_case<T>(64, 2, 4);  // singular: INFO = 4, as GETRF
+    getri_case<T>(60);
+    for (char uplo : {'L', 'U'}) {
+        potrs_case<T>(uplo, 70, 3);
+        posv_case<T>(uplo, 70, 3);
+        potri_case<T>(uplo, 60);
+        for (char diag : {'N', 'U'}) {
+            for (char trans : {'N', 'T', 'C'}) trtrs_case<T>(uplo, trans, diag, 60, 4);
+            trtri_case<T>(uplo, diag, 60);
+        }
+    }
+    posv_case<T>('L', 40, 2, true);  // not positive definite: INFO = 7, as POTRF
+    geqrf_orgqr_case<T>(90, 60, 10);
+    geqrf_orgqr_case<T>(50, 50);
+    geqrf_orgqr_case<T>(40, 60);  // wide: Q is m x m, R m x n
+    for (char side : {'L', 'R'}) {
+        for (char trans : {'N', complex ? 'C' : 'T'}) ormqr_case<T>(side, trans, 70, 40, 30);
+    }
+    for (char uplo : {'L', 'U'}) {
+        syevd_case<T>('V', uplo, 50);
+        syevd_case<T>('N', uplo, 50);
+    }
+    gesvd_case<T>('A', 'A', 60, 40);
+    gesvd_case<T>('S', 'S', 60, 40);
+    gesvd_case<T>('O', 'S', 60, 40);
+    gesvd_case<T>('S', 'O', 60, 40);
+    gesvd_case<T>('N', 'N', 60, 40);
+    gesvd_case<T>('A', 'N', 45, 45);
+}
+
+// ---- larger calls of the new kinds: matrix-vector residuals (O(n^2) on the host) --------------
+
+void gesv_large(int64_t n) {
+    Random g(static_cast<uint64_t>(n * 53));
+    const int64_t nrhs = 2;
+    const Matrix<double> a = random_matrix<double>(n, n, 2, g),
+                         b = random_matrix<double>(n, nrhs, 1, g);
+    Matrix<double> f = a, x = b;
+    std::vector<int64_t> ipiv(static_cast<size_t>(n), -1);
+    gpushim_lapack_op op = lapack_op<double>(GPUSHIM_GESV);
+    op.n = n;
+    op.nrhs = nrhs;
+    op.lda = f.ld;
+    op.ldb = x.ld;
+    int info = 0;
+    double seconds = 0;
+    CHECK_STATUS(run(op, {operand(kSlotA, f), operand(kSlotIpiv, ipiv), operand(kSlotB, x)}, &info,
+                     &seconds));
+    double worst = 0;
+    for (int64_t c = 0; c < nrhs; ++c) {
+        std::vector<double> y(static_cast<size_t>(n), 0.0), z(static_cast<size_t>(n)),
+            xc(static_cast<size_t>(n));
+        std::vector<double> row_sums(static_cast<size_t>(n), 0.0);
+        for (int64_t j = 0; j < n; ++j) {
+            xc[j] = x(j, c);
+            for (int64_t i = 0; i < n; ++i) {
+                y[i] += a(i, j) * x(j, c);
+                row_sums[i] += std::abs(a(i, j));
+            }
+        }
+        for (int64_t i = 0; i < n; ++i) z[i] = b(i, c);
+        double norm_x = 0;
+        for (double v : xc) norm_x = std::max(norm_x, std::abs(v));
+        worst = std::max(
+            worst, normwise(y, z, *std::max_element(row_sums.begin(), row_sums.end()), norm_x, n));
+    }
+    report(info == 0 && worst < kBound,
+           format("dgesv n=%lld nrhs=%lld (large): info=%d, |AX - B|/(|A||X| n eps)=%.3g, %.3f s",
+                  static_cast<long long>(n), static_cast<long long>(nrhs), info, worst, seconds));
+}
+
+void syevd_large(int64_t n) {
+    Random g(static_cast<uint64_t>(n * 59));
+    Matrix<double> a(n, n, 1);
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = j; i < n; ++i) a(i, j) = a(j, i) = g.uniform();
+    }
+    Matrix<double> v = a;
+    std::vector<double> w(static_cast<size_t>(n));
+    gpushim_lapack_op op = lapack_op<double>(GPUSHIM_SYEVD);
+    op.jobz = 'V';
+    op.uplo = 'L';
+    op.n = n;
+    op.lda = v.ld;
+    int info = 0;
+    double seconds = 0;
+    CHECK_STATUS(run(op, {operand(kSlotA, v), operand(kSlotW, w)}, &info, &seconds));
+    bool ascending = true;
+    for (int64_t i = 1; i < n; ++i) ascending = ascending && w[i - 1] <= w[i];
+    // With y random: A (V y) against V (w .* y), and V^T (V y) against y.
+    std::vector<double> y(static_cast<size_t>(n)), vy(static_cast<size_t>(n), 0.0),
+        avy(static_cast<size_t>(n), 0.0), vwy(static_cast<size_t>(n), 0.0),
+        vtvy(static_cast<size_t>(n), 0.0), row_sums(static_cast<size_t>(n), 0.0);
+    for (auto& x : y) x = g.uniform();
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < n; ++i) {
+            vy[i] += v(i, j) * y[j];
+            vwy[i] += v(i, j) * w[j] * y[j];
+        }
+    }
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < n; ++i) {
+            avy[i] += a(i, j) * vy[j];
+            row_sums[i] += std::abs(a(i, j));
+            vtvy[j] += v(i, j) * vy[i];
+        }
+    }
+    double norm_y = 0;
+    for (double x : y) norm_y = std::max(norm_y, std::abs(x));
+    const double norm_a = *std::max_element(row_sums.begin(), row_sums.end());
+    const double residual = normwise(avy, vwy, norm_a, norm_y, n);
+    const double orthogonal = normwise(vtvy, y, 1.0, norm_y, n);
+    report(info == 0 && ascending && residual < kBound && orthogonal < kBound,
+           format("dsyevd jobz=V n=%lld (large): info=%d, ascending=%d, |AVy - VWy|/(|A||y| n "
+                  "eps)=%.3g, |V^T V y - y|/(|y| n eps)=%.3g, %.3f s",
+                  static_cast<long long>(n), info, ascending, residual, orthogonal, seconds));
+}
+
 template <typename T>
 void small_cases() {
     getrf_classic_3x3<T>();
@@ -519,16 +1636,24 @@ int main(int argc, char** argv) {
     }
     const bool hostsim = std::strcmp(plugin->name, "hostsim") == 0;
     const bool cuda = std::strcmp(plugin->name, "cuda") == 0;
-    if (hostsim) {
-        for (const char* name : {"spotrf_", "dpotrf_", "cpotrf_", "zpotrf_", "sgetrf_", "dgetrf_",
-                                 "cgetrf_", "zgetrf_"}) {
-            if (resolve_cpu_symbol(name) == nullptr) {
+    // The routines the host-simulated plugin runs (and the check's own references).
+    bool cpu_lapack_found = true;
+    for (const char prefix : {'s', 'd', 'c', 'z'}) {
+        const bool complex = prefix == 'c' || prefix == 'z';
+        for (const char* routine :
+             {"potrf", "getrf", "getrs", "gesv", "getri", "potrs", "posv", "potri", "trtrs",
+              "trtri", "geqrf", complex ? "ungqr" : "orgqr", complex ? "unmqr" : "ormqr",
+              complex ? "heevd" : "syevd", complex ? "heev" : "syev", "gesvd"}) {
+            const std::string name = std::string(1, prefix) + routine + "_";
+            if (resolve_cpu_symbol(name.c_str()) != nullptr) continue;
+            if (hostsim) {
                 std::printf(
                     "SKIP: the host-simulated plugin needs a CPU LAPACK "
                     "(liblapack.so.3 or libopenblas.so.0) with %s\n",
-                    name);
+                    name.c_str());
                 return kSkipped;
             }
+            cpu_lapack_found = false;
         }
     }
     const gpushim_host_services services{resolve_cpu_symbol, log_message};
@@ -550,11 +1675,22 @@ int main(int argc, char** argv) {
     small_cases<double>();
     small_cases<std::complex<float>>();
     small_cases<std::complex<double>>();
+    if (!cpu_lapack_found) {
+        std::printf(
+            "     no CPU LAPACK (liblapack.so.3, libopenblas.so.0): the eigenvalues and "
+            "singular values are checked against known ones only\n");
+    }
+    more_kinds<float>();
+    more_kinds<double>();
+    more_kinds<std::complex<float>>();
+    more_kinds<std::complex<double>>();
     // Larger calls on the same queue: workspaces grow (and a time, for scale).
     potrf_large<double>('L', large_n);
     potrf_large<std::complex<double>>('U', large_n * 3 / 4);
     getrf_large<double>(large_n, large_n);
     getrf_large<double>(large_n / 2, large_n / 4);  // after growth: the workspace is reused
+    gesv_large(large_n);
+    syevd_large(large_n / 4);
 
     if (cuda) {
         // A null ipiv would make cuSOLVER factor without pivoting: the plugin refuses it
@@ -565,6 +1701,37 @@ int main(int argc, char** argv) {
         const int s = plugin->lapack(&op, queue);
         report(s != 0, format("dgetrf with a null ipiv refused: %d (%s)", s,
                               s != 0 ? plugin->describe_error(s) : "accepted"));
+        // Likewise for the kinds that read pivots, and a GESVD that cuSOLVER cannot compute
+        // (m < n, or both jobs 'O'): refused, never run with a different meaning.
+        void* const fake = reinterpret_cast<void*>(uintptr_t{0x100});
+        const auto refused = [&](gpushim_lapack_op refused_op, const char* what) {
+            refused_op.a = fake;
+            refused_op.b = refused_op.kind == GPUSHIM_GETRI ? nullptr : fake;
+            refused_op.w = refused_op.kind == GPUSHIM_GESVD ? fake : nullptr;
+            refused_op.u = refused_op.vt = refused_op.kind == GPUSHIM_GESVD ? fake : nullptr;
+            refused_op.info = static_cast<int*>(fake);
+            const int status = plugin->lapack(&refused_op, queue);
+            report(status != 0, format("%s refused: %d (%s)", what, status,
+                                       status != 0 ? plugin->describe_error(status) : "accepted"));
+        };
+        gpushim_lapack_op bad = lapack_op<double>(GPUSHIM_GETRS);
+        bad.trans = 'N';
+        bad.n = bad.nrhs = bad.lda = bad.ldb = 4;
+        refused(bad, "dgetrs with a null ipiv");
+        bad.kind = GPUSHIM_GESV;
+        bad.trans = 0;
+        refused(bad, "dgesv with a null ipiv");
+        bad = lapack_op<double>(GPUSHIM_GETRI);
+        bad.n = bad.lda = 4;
+        refused(bad, "dgetri with a null ipiv");
+        bad = lapack_op<double>(GPUSHIM_GESVD);
+        bad.jobu = bad.jobvt = 'S';
+        bad.m = 3;
+        bad.n = bad.lda = bad.ldu = bad.ldvt = 4;
+        refused(bad, "dgesvd with m < n");
+        bad.jobu = bad.jobvt = 'O';
+        bad.m = bad.lda = bad.ldu = 5;
+        refused(bad, "dgesvd with both jobs 'O'");
     }
     size_t free_after = 0;
     plugin->memory_info(&free_after, &total);
