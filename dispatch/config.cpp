@@ -32,8 +32,17 @@ constexpr double kComplexThreshold = 500.0;
 // column). Intel MKL's automatic offload, on a Xeon Phi, used GETRF n > 8192 and POTRF
 // n >= 6144; an H200 computes far faster and PCIe Gen5 moves about 4x the bytes, so the
 // estimate is lower. ESTIMATES, to be measured by bench/gpu_check.sh.
+// The same thresholds apply to the solves with given factors (in cbrt(n^2 nrhs), so that a
+// few right-hand sides, O(n^2) work on O(n^2) bytes, stay on the CPU) and to the inverses.
 constexpr double kRealFactorizationThreshold = 4096.0;
 constexpr double kComplexFactorizationThreshold = 2048.0;
+
+// Eigen- and singular value decompositions do 10-20x the operations of an LU of the same
+// order on the same bytes, and half of the CPU's share is a memory-bound reduction to
+// tridiagonal or bidiagonal form that scales poorly over cores; offload pays from a much
+// smaller order. ESTIMATES, to be measured by bench/gpu_check.sh.
+constexpr double kRealDecompositionThreshold = 1024.0;
+constexpr double kComplexDecompositionThreshold = 512.0;
 
 std::string upper(std::string_view text) {
     std::string result(text);
@@ -106,7 +115,12 @@ std::optional<uint64_t> parse_count(std::string_view text, uint64_t min, uint64_
 double default_threshold(Routine routine) {
     const char precision = routine_name(routine).front();
     const bool complex = precision == 'c' || precision == 'z';
-    if (is_lapack(routine)) return complex ? kComplexFactorizationThreshold : kRealFactorizationThreshold;
+    if (is_lapack(routine)) {
+        const gpushim_lapack_kind kind = lapack_kind(routine);
+        if (kind == GPUSHIM_SYEVD || kind == GPUSHIM_GESVD)
+            return complex ? kComplexDecompositionThreshold : kRealDecompositionThreshold;
+        return complex ? kComplexFactorizationThreshold : kRealFactorizationThreshold;
+    }
     return complex ? kComplexThreshold : kRealThreshold;
 }
 

@@ -2,38 +2,255 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace gpushim {
+namespace {
+
+bool is_one_of(char flag, const char* accepted) {
+    return flag != '\0' && std::strchr(accepted, flag) != nullptr;
+}
+
+bool leading(int64_t ld, int64_t rows) {
+    return ld >= std::max<int64_t>(1, rows);
+}
+
+bool solve_valid(const LapackOp& op) {
+    return op.n >= 0 && op.nrhs >= 0 && leading(op.lda, op.n) && leading(op.ldb, op.n);
+}
+
+bool square_valid(const LapackOp& op) {
+    return op.n >= 0 && leading(op.lda, op.n);
+}
+
+bool rectangular_valid(const LapackOp& op) {
+    return op.m >= 0 && op.n >= 0 && leading(op.lda, op.m);
+}
+
+bool ormqr_valid(const LapackOp& op) {
+    const int64_t reflector_rows = op.side == 'L' ? op.m : op.n;
+    const char* transposes = is_complex(op.precision) ? "NC" : "NT";
+    return is_one_of(op.side, "LR") && is_one_of(op.trans, transposes) && op.m >= 0 && op.n >= 0 &&
+           op.k >= 0 && op.k <= reflector_rows && leading(op.lda, reflector_rows) &&
+           leading(op.ldb, op.m);
+}
+
+bool gesvd_valid(const LapackOp& op) {
+    if (!is_one_of(op.jobu, "ASON") || !is_one_of(op.jobvt, "ASON") ||
+        (op.jobu == 'O' && op.jobvt == 'O'))
+        return false;
+    const int64_t smaller = std::min(op.m, op.n);
+    const bool u_valid = op.ldu >= 1 && (!is_one_of(op.jobu, "AS") || op.ldu >= op.m);
+    const int64_t vt_rows = op.jobvt == 'A' ? op.n : op.jobvt == 'S' ? smaller : 1;
+    return rectangular_valid(op) && u_valid && op.ldvt >= std::max<int64_t>(1, vt_rows);
+}
+
+// Whether column j's diagonal element of the caller's matrix is exactly zero (both parts
+// for complex), the condition on which LAPACK's triangular routines report INFO = j + 1.
+bool diagonal_has_zero(const LapackOp& op) {
+    const std::size_t element = element_size(op.precision);
+    const std::size_t parts = is_complex(op.precision) ? 2 : 1;
+    const bool single = op.precision == GPUSHIM_PREC_S || op.precision == GPUSHIM_PREC_C;
+    const auto* base = static_cast<const std::byte*>(op.a);
+    for (int64_t j = 0; j < op.n; ++j) {
+        const std::byte* entry = base + static_cast<std::size_t>(j * op.lda + j) * element;
+        bool zero = true;
+        for (std::size_t part = 0; part < parts; ++part) {
+            if (single) {
+                float value;
+                std::memcpy(&value, entry + part * sizeof value, sizeof value);
+                zero = zero && value == 0.0F;
+            } else {
+                double value;
+                std::memcpy(&value, entry + part * sizeof value, sizeof value);
+                zero = zero && value == 0.0;
+            }
+        }
+        if (zero) return true;
+    }
+    return false;
+}
+
+bool has_nan(const LapackOp& op) {
+    const std::size_t element = element_size(op.precision);
+    const bool single = op.precision == GPUSHIM_PREC_S || op.precision == GPUSHIM_PREC_C;
+    const std::size_t values = static_cast<std::size_t>(op.m) * (is_complex(op.precision) ? 2 : 1);
+    const auto* base = static_cast<const std::byte*>(op.a);
+    for (int64_t j = 0; j < op.n; ++j) {
+        const std::byte* column = base + static_cast<std::size_t>(j * op.lda) * element;
+        for (std::size_t i = 0; i < values; ++i) {
+            if (single) {
+                float value;
+                std::memcpy(&value, column + i * sizeof value, sizeof value);
+                if (std::isnan(value)) return true;
+            } else {
+                double value;
+                std::memcpy(&value, column + i * sizeof value, sizeof value);
+                if (std::isnan(value)) return true;
+            }
+        }
+    }
+    return false;
+}
+
+}  // namespace
 
 bool arguments_valid(const LapackOp& op) {
     switch (op.kind) {
         case GPUSHIM_POTRF:
-            return (op.uplo == 'U' || op.uplo == 'L') && op.n >= 0 && op.lda >= std::max<int64_t>(1, op.n);
-        case GPUSHIM_GETRF: return op.m >= 0 && op.n >= 0 && op.lda >= std::max<int64_t>(1, op.m);
+        case GPUSHIM_POTRI:
+            return is_one_of(op.uplo, "UL") && square_valid(op);
+        case GPUSHIM_GETRF:
+        case GPUSHIM_GEQRF:
+            return rectangular_valid(op);
+        case GPUSHIM_GETRS:
+            return is_one_of(op.trans, "NTC") && solve_valid(op);
+        case GPUSHIM_GESV:
+            return solve_valid(op);
+        case GPUSHIM_GETRI:
+            return square_valid(op);
+        case GPUSHIM_POTRS:
+        case GPUSHIM_POSV:
+            return is_one_of(op.uplo, "UL") && solve_valid(op);
+        case GPUSHIM_TRTRS:
+            return is_one_of(op.uplo, "UL") && is_one_of(op.trans, "NTC") &&
+                   is_one_of(op.diag, "NU") && solve_valid(op);
+        case GPUSHIM_TRTRI:
+            return is_one_of(op.uplo, "UL") && is_one_of(op.diag, "NU") && square_valid(op);
+        case GPUSHIM_ORGQR:
+            return op.m >= 0 && op.n >= 0 && op.n <= op.m && op.k >= 0 && op.k <= op.n &&
+                   leading(op.lda, op.m);
+        case GPUSHIM_ORMQR:
+            return ormqr_valid(op);
+        case GPUSHIM_SYEVD:
+            return is_one_of(op.jobz, "NV") && is_one_of(op.uplo, "UL") && square_valid(op);
+        case GPUSHIM_GESVD:
+            return gesvd_valid(op);
     }
     return false;
 }
 
 bool is_degenerate(const LapackOp& op) {
-    return op.kind == GPUSHIM_POTRF ? op.n == 0 : (op.m == 0 || op.n == 0);
+    switch (op.kind) {
+        case GPUSHIM_GETRF:
+        case GPUSHIM_GEQRF:
+        case GPUSHIM_GESVD:
+            return op.m == 0 || op.n == 0;
+        case GPUSHIM_GETRS:
+        case GPUSHIM_POTRS:
+        case GPUSHIM_TRTRS:
+        // Reference LAPACK factors A when nrhs = 0; OpenBLAS's own GESV returns at once.
+        // Either way, the CPU library's answer is the one to give.
+        case GPUSHIM_GESV:
+        case GPUSHIM_POSV:
+            return op.n == 0 || op.nrhs == 0;
+        case GPUSHIM_ORMQR:
+            return op.m == 0 || op.n == 0 || op.k == 0;
+        default:
+            return op.n == 0;
+    }
+}
+
+bool suits_device(const LapackOp& op) {
+    if (op.nan_is_argument_error && has_nan(op)) return false;
+    switch (op.kind) {
+        case GPUSHIM_GESVD:
+            return op.m >= op.n;
+        case GPUSHIM_GETRI:
+        case GPUSHIM_POTRI:
+            return !diagonal_has_zero(op);
+        case GPUSHIM_TRTRS:
+        case GPUSHIM_TRTRI:
+            return op.diag == 'U' || !diagonal_has_zero(op);
+        default:
+            return true;
+    }
 }
 
 double effective_order(const LapackOp& op) {
-    if (op.kind == GPUSHIM_POTRF) return static_cast<double>(op.n);
     const double m = static_cast<double>(op.m), n = static_cast<double>(op.n);
-    return std::cbrt(m * n * std::min(m, n));
+    const double k = static_cast<double>(op.k), nrhs = static_cast<double>(op.nrhs);
+    switch (op.kind) {
+        case GPUSHIM_GETRF:
+        case GPUSHIM_GEQRF:
+        case GPUSHIM_GESVD:
+            return std::cbrt(m * n * std::min(m, n));
+        case GPUSHIM_GETRS:
+        case GPUSHIM_POTRS:
+        case GPUSHIM_TRTRS:
+            return std::cbrt(n * n * nrhs);
+        case GPUSHIM_ORGQR:
+        case GPUSHIM_ORMQR:
+            return std::cbrt(m * n * k);
+        default:
+            return n;
+    }
 }
 
 double flop_count(const LapackOp& op) {
-    const double n = static_cast<double>(op.n);
-    // Multiplications plus additions (2n^3/3 for a square GETRF, n^3/3 for POTRF); a
-    // complex operation is about four real ones.
+    const double m = static_cast<double>(op.m), n = static_cast<double>(op.n);
+    const double k = static_cast<double>(op.k), nrhs = static_cast<double>(op.nrhs);
+    const double n3 = n * n * n;
+    const double rhs_solve = 2.0 * n * n * nrhs;  // two triangular solves per right-hand side
+    // Multiplications plus additions, after LAPACK Working Note 41; a complex operation is
+    // about four real ones.
     double real_operations = 0.0;
-    if (op.kind == GPUSHIM_POTRF) {
-        real_operations = n * n * n / 3.0;
-    } else {
-        const double m = static_cast<double>(op.m), k = std::min(m, n);
-        real_operations = 2.0 * m * n * k - (m + n) * k * k + 2.0 * k * k * k / 3.0;
+    switch (op.kind) {
+        case GPUSHIM_POTRF:
+            real_operations = n3 / 3.0;
+            break;
+        case GPUSHIM_GETRF: {
+            const double small = std::min(m, n);
+            real_operations =
+                2.0 * m * n * small - (m + n) * small * small + 2.0 * small * small * small / 3.0;
+            break;
+        }
+        case GPUSHIM_GETRS:
+        case GPUSHIM_POTRS:
+            real_operations = rhs_solve;
+            break;
+        case GPUSHIM_GESV:
+            real_operations = 2.0 * n3 / 3.0 + rhs_solve;
+            break;
+        case GPUSHIM_POSV:
+            real_operations = n3 / 3.0 + rhs_solve;
+            break;
+        case GPUSHIM_GETRI:
+            real_operations = 4.0 * n3 / 3.0;
+            break;
+        case GPUSHIM_POTRI:
+            real_operations = 2.0 * n3 / 3.0;
+            break;
+        case GPUSHIM_TRTRS:
+            real_operations = n * n * nrhs;
+            break;
+        case GPUSHIM_TRTRI:
+            real_operations = n3 / 3.0;
+            break;
+        case GPUSHIM_GEQRF: {
+            const double large = std::max(m, n), small = std::min(m, n);
+            real_operations = 2.0 * large * small * small - 2.0 * small * small * small / 3.0;
+            break;
+        }
+        case GPUSHIM_ORGQR:
+            real_operations = 4.0 * m * n * k - 2.0 * (m + n) * k * k + 4.0 * k * k * k / 3.0;
+            break;
+        case GPUSHIM_ORMQR:
+            real_operations = 4.0 * m * n * k - 2.0 * (op.side == 'L' ? n : m) * k * k;
+            break;
+        case GPUSHIM_SYEVD:
+            // Tridiagonal reduction 4n^3/3; with vectors, the back-transformation and the
+            // divide and conquer add about 8n^3 (Golub and Van Loan's 9n^3 in all).
+            real_operations = op.jobz == 'V' ? 9.0 * n3 : 4.0 * n3 / 3.0;
+            break;
+        case GPUSHIM_GESVD: {
+            // Bidiagonal reduction 4mn^2 - 4n^3/3 (m >= n); vectors roughly triple it.
+            const double large = std::max(m, n), small = std::min(m, n);
+            const double reduction =
+                4.0 * large * small * small - 4.0 * small * small * small / 3.0;
+            real_operations = op.jobu == 'N' && op.jobvt == 'N' ? reduction : 3.0 * reduction;
+            break;
+        }
     }
     return real_operations * (is_complex(op.precision) ? 4.0 : 1.0);
 }

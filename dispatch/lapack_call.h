@@ -1,5 +1,5 @@
-// Facts about a LAPACK factorization call (gpushim_lapack_op with host pointers; ipiv and
-// info unused): validity, degenerate cases, size and arithmetic cost.
+// Facts about a LAPACK call (gpushim_lapack_op with host pointers, plus where the caller's
+// pivots are): validity, degenerate cases, what the device may be given, size and cost.
 #pragma once
 
 #include <cstdint>
@@ -8,18 +8,33 @@
 
 namespace gpushim {
 
-using LapackOp = gpushim_lapack_op;
+// The caller's pivots are Fortran integers of the entry point's width (4 or 8 bytes); the
+// device's are int64_t, so the executor converts them. op.ipiv is unused on the host.
+struct LapackOp : gpushim_lapack_op {
+    void* host_pivots;
+    int pivot_bytes;
+    // The routine answers a NaN in the m x n matrix A with INFO < 0 (GESDD: INFO = -4).
+    bool nan_is_argument_error;
+};
 
-// LAPACK's argument checks: false exactly when the CPU library would report INFO < 0.
+// LAPACK's argument checks, workspace sizes aside: false exactly when the CPU library would
+// report INFO < 0 for a call with enough workspace.
 bool arguments_valid(const LapackOp& op);
 
-// True when there is nothing to factor (an empty matrix).
+// True when there is nothing to compute (an empty matrix, no right-hand sides).
 bool is_degenerate(const LapackOp& op);
 
-// The order of the call for thresholds: n, or cbrt(m n min(m, n)) for a rectangular GETRF.
+// Whether the device interface accepts the call: GESVD needs m >= n, and the triangular
+// operations get no exact zero on the diagonal (LAPACK answers INFO = k for those, and
+// the CPU does), nor a NaN where the routine rejects one. Reads the caller's matrix.
+bool suits_device(const LapackOp& op);
+
+// The order of the call for thresholds: n for a square operation, cbrt(m n min(m, n)) for
+// a rectangular one, cbrt(n^2 nrhs) for a solve with given factors.
 double effective_order(const LapackOp& op);
 
-// Real floating-point operations, for the report's GFLOP/s.
+// Real floating-point operations (approximate for the eigen- and singular value
+// decompositions, whose cost depends on the data), for the report's GFLOP/s.
 double flop_count(const LapackOp& op);
 
 }  // namespace gpushim

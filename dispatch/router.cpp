@@ -6,12 +6,32 @@
 namespace gpushim {
 namespace {
 
+// A plugin may compute with a CPU library that calls back into the shim's entry points
+// (the hostsim plugin's LAPACK calls dgemm_). Those calls are part of the device operation
+// in progress, which holds the thread's queue context: they run on the CPU, unrecorded.
+thread_local bool inside_device_operation = false;
+
+class DeviceOperationScope {
+  public:
+    DeviceOperationScope() { inside_device_operation = true; }
+    ~DeviceOperationScope() { inside_device_operation = false; }
+    DeviceOperationScope(const DeviceOperationScope&) = delete;
+    DeviceOperationScope& operator=(const DeviceOperationScope&) = delete;
+
+  private:
+    const NestedCallScope nested_;
+};
+
 // Runs `execute` (an executor call) and records the call when its result is complete.
 template <class Op, class Execute>
 bool run_and_record(const Op& op, Routine routine, bool& fell_back, Execute&& execute) {
     const auto start = std::chrono::steady_clock::now();
     gpu::Transfers transfers;
-    const gpu::Outcome outcome = execute(transfers);
+    gpu::Outcome outcome;
+    {
+        const DeviceOperationScope device_operation;
+        outcome = execute(transfers);
+    }
     fell_back = outcome == gpu::Outcome::failed;
     if (outcome == gpu::Outcome::failed || outcome == gpu::Outcome::unavailable) return false;
     if (statistics_enabled()) {
@@ -28,7 +48,8 @@ bool run_and_record(const Op& op, Routine routine, bool& fell_back, Execute&& ex
 
 bool worth_offloading(const Blas3Op& op, Routine routine) {
     const Config& settings = config();
-    return !settings.disabled && arguments_valid(op) && !is_degenerate(op) &&
+    return !settings.disabled && !inside_device_operation && arguments_valid(op) &&
+           !is_degenerate(op) &&
            multiply_adds(op) >= settings.threshold_cubed[static_cast<std::size_t>(routine)];
 }
 
@@ -40,14 +61,15 @@ bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell
 
 bool worth_offloading(const LapackOp& op, Routine routine) {
     const Config& settings = config();
-    if (settings.disabled || !arguments_valid(op) || is_degenerate(op)) return false;
+    if (settings.disabled || inside_device_operation || !arguments_valid(op) || is_degenerate(op))
+        return false;
     const double order = effective_order(op);
     return order * order * order >= settings.threshold_cubed[static_cast<std::size_t>(routine)];
 }
 
-bool run_on_gpu(const LapackOp& op, Routine routine, int64_t* pivots, bool& fell_back) {
+bool run_on_gpu(const LapackOp& op, Routine routine, bool& fell_back) {
     return run_and_record(op, routine, fell_back, [&](gpu::Transfers& transfers) {
-        return gpu::execute_lapack(op, pivots, transfers);
+        return gpu::execute_lapack(op, transfers);
     });
 }
 

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <vector>
 
 #include "dispatch/blas3_call.h"
 #include "dispatch/config.h"
@@ -26,13 +25,14 @@ bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell
 // Small calls, the common case, leave at the door: when no report is collected and the
 // call is below its routine's threshold, the entry point forwards it at once, before
 // describing it. Multiply-adds do not depend on the layout, so the raw sizes suffice.
-[[gnu::always_inline]] inline bool forward_at_once(Routine routine, gpushim_blas3_kind kind, char side,
-                                                   int64_t m, int64_t n, int64_t k) {
+[[gnu::always_inline]] inline bool forward_at_once(Routine routine, gpushim_blas3_kind kind,
+                                                   char side, int64_t m, int64_t n, int64_t k) {
     // Before the settings are read, the routing path reads them: the entry point itself
     // then makes no call but its final tail call, and keeps its arguments where they are.
     const Config* settings = process_config.load(std::memory_order_acquire);
     return settings != nullptr && !settings->collect_statistics &&
-           multiply_adds(kind, side, m, n, k) < settings->threshold_cubed[static_cast<std::size_t>(routine)];
+           multiply_adds(kind, side, m, n, k) <
+               settings->threshold_cubed[static_cast<std::size_t>(routine)];
 }
 
 // Forwards the call through `cpu_call`, timed and recorded when a report is collected.
@@ -65,22 +65,32 @@ void route(const Blas3Op& op, Routine routine, CpuCall&& cpu_call, CpuPart cpu_p
     forward_to_cpu(op, routine, fell_back, cpu_call);
 }
 
-// LAPACK factorizations: invalid, degenerate, disabled and below-threshold calls stay on
-// the CPU, as does any whose device factorization reports INFO != 0.
+// LAPACK calls: invalid, degenerate, disabled and below-threshold calls stay on the CPU.
 bool worth_offloading(const LapackOp& op, Routine routine);
 
-// Runs the factorization on the device; true when its result (and `pivots`) is complete.
-bool run_on_gpu(const LapackOp& op, Routine routine, int64_t* pivots, bool& fell_back);
+// Runs the call on the device; true when its results are in the caller's arrays.
+bool run_on_gpu(const LapackOp& op, Routine routine, bool& fell_back);
 
-// `cpu_call` forwards the caller's own arguments to the CPU library; `finish` stores the
-// device's pivots in the caller's integers and sets INFO = 0.
-template <class CpuCall, class Finish>
-void route(const LapackOp& op, Routine routine, CpuCall&& cpu_call, Finish&& finish) {
+// `cpu_call` forwards the caller's own arguments to the CPU library. `workspace_suffices`
+// asks, for a call worth offloading, whether the caller's workspace is at least what the
+// CPU library would want (a smaller one, though valid, leaves the call to the CPU, which
+// then has what it needs). A call the device interface does not take (suits_device) stays on
+// the CPU too. `finish` sets INFO and the workspace answers after the device
+// computed the call.
+template <class CpuCall, class WorkspaceSuffices, class Finish>
+void route(const LapackOp& op, Routine routine, CpuCall&& cpu_call,
+           WorkspaceSuffices&& workspace_suffices, Finish&& finish) {
     bool fell_back = false;
     if (worth_offloading(op, routine)) {
-        std::vector<int64_t> pivots(static_cast<std::size_t>(std::max<int64_t>(0, std::min(op.m, op.n))));
-        if (run_on_gpu(op, routine, pivots.data(), fell_back)) {
-            finish(pivots.data());
+        bool workspace_ok = false;
+        {
+            // The CPU library's query makes queries of its own through the shim's entries.
+            const NestedCallScope query;
+            workspace_ok = workspace_suffices();
+        }
+        // Only then are the caller's arrays read: a workspace query may pass none.
+        if (workspace_ok && suits_device(op) && run_on_gpu(op, routine, fell_back)) {
+            finish();
             return;
         }
     }

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string_view>
 
+#include "gpu/device_interface.h"
 #include "shim/blas3_routines.h"
 #include "shim/lapack_routines.h"
 
@@ -28,6 +29,15 @@ inline constexpr std::size_t kRoutineCount = kRoutineNames.size();
 
 constexpr bool is_lapack(Routine routine) {
     return static_cast<std::size_t>(routine) >= kBlas3RoutineNames.size();
+}
+
+#define GPUSHIM_ROUTINE_LAPACK_KIND(name, KIND, ...) GPUSHIM_##KIND,
+inline constexpr std::array kLapackKinds{GPUSHIM_FOR_EACH_LAPACK_ROUTINE(GPUSHIM_ROUTINE_LAPACK_KIND)};
+#undef GPUSHIM_ROUTINE_LAPACK_KIND
+
+// What the device computes for a LAPACK routine.
+constexpr gpushim_lapack_kind lapack_kind(Routine routine) {
+    return kLapackKinds[static_cast<std::size_t>(routine) - kBlas3RoutineNames.size()];
 }
 
 constexpr std::string_view routine_name(Routine routine) {

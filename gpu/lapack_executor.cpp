@@ -2,17 +2,25 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "dispatch/log.h"
 #include "gpu/backend.h"
 #include "gpu/device_memory_pool.h"
+#include "gpu/lapack_operands.h"
 #include "gpu/queue_context.h"
 #include "gpu/staging.h"
 
 namespace gpushim::gpu {
 namespace {
 
-std::size_t aligned(std::size_t bytes) { return (bytes + 7) / 8 * 8; }
+constexpr std::size_t kMaxParts = 7;  // five arrays, the pivots, INFO
+constexpr std::size_t kPivotsPart = 5;
+constexpr std::size_t kInfoPart = 6;
+
+std::size_t aligned(std::size_t bytes) {
+    return (bytes + 7) / 8 * 8;
+}
 
 // LAPACK's POTRF stops at a diagonal element that is not positive or is NaN; a device
 // library may carry a NaN through with INFO = 0. The real part of each diagonal element of
@@ -34,56 +42,115 @@ bool factor_diagonal_is_positive(const LapackOp& op, const std::byte* packed) {
                   : diagonal_is_positive<double>(packed, op.n, element);
 }
 
+std::vector<int64_t> widened_pivots(const LapackOp& op, int64_t count) {
+    std::vector<int64_t> pivots(static_cast<std::size_t>(count));
+    for (std::size_t i = 0; i < pivots.size(); ++i) {
+        if (op.pivot_bytes == 8) {
+            pivots[i] = static_cast<const int64_t*>(op.host_pivots)[i];
+        } else {
+            pivots[i] = static_cast<const int32_t*>(op.host_pivots)[i];
+        }
+    }
+    return pivots;
+}
+
+void store_pivots(const LapackOp& op, const std::byte* source, int64_t count) {
+    for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
+        int64_t pivot;
+        std::memcpy(&pivot, source + i * sizeof pivot, sizeof pivot);
+        if (op.pivot_bytes == 8) {
+            static_cast<int64_t*>(op.host_pivots)[i] = pivot;
+        } else {
+            static_cast<int32_t*>(op.host_pivots)[i] = static_cast<int32_t>(pivot);
+        }
+    }
+}
+
 }  // namespace
 
-Outcome execute_lapack(const LapackOp& op, int64_t* pivots, Transfers& transfers) {
+Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     const gpushim_device_plugin* plugin = backend();
     if (plugin == nullptr) return Outcome::unavailable;
     QueueContext* context = thread_queue_context(*plugin);
     if (context == nullptr) return Outcome::unavailable;
 
-    const bool lu = op.kind == GPUSHIM_GETRF;
-    const int64_t rows = lu ? op.m : op.n;
-    const Matrix a{static_cast<const std::byte*>(op.a), op.lda, {rows, op.n}, element_size(op.precision)};
-    const auto pivot_count = static_cast<std::size_t>(lu ? std::min(op.m, op.n) : 0);
-    // The pinned result buffer holds the factors, then the pivots, then INFO.
-    const std::size_t pivots_offset = aligned(a.bytes());
-    const std::size_t info_offset = pivots_offset + aligned(pivot_count * sizeof(int64_t));
-    if (!context->reserve_result(*plugin, 0, info_offset + sizeof(int))) {
+    const LapackOperands operands = lapack_operands(op);
+    const auto pivot_bytes = static_cast<std::size_t>(operands.pivot_count) * sizeof(int64_t);
+
+    // Device: each array packed, then the pivots and INFO. Result buffer: each delivered
+    // array, then the pivots (when delivered) and INFO.
+    std::size_t sizes[kMaxParts] = {};
+    std::size_t result_offsets[kMaxParts] = {};
+    std::size_t result_bytes = 0;
+    for (std::size_t i = 0; i < operands.count; ++i) {
+        const LapackOperand& operand = operands.list[i];
+        sizes[i] = operand.host.bytes();
+        if (operand.deliver) {
+            result_offsets[i] = result_bytes;
+            result_bytes += aligned(sizes[i]);
+        }
+    }
+    sizes[kPivotsPart] = pivot_bytes;
+    sizes[kInfoPart] = sizeof(int);
+    result_offsets[kPivotsPart] = result_bytes;
+    if (operands.pivots_out) result_bytes += aligned(pivot_bytes);
+    result_offsets[kInfoPart] = result_bytes;
+    result_bytes += sizeof(int);
+    if (!context->reserve_result(*plugin, 0, result_bytes)) {
         report_failure(*plugin, "pinned allocation", -1);
         return Outcome::failed;
     }
 
     DeviceMemoryPool& pool = device_pool(*plugin);
-    const DeviceBuffers<3> buffers(pool, {a.bytes(), pivot_count * sizeof(int64_t), sizeof(int)});
-    void* const device_a = buffers.part(0);
-    void* const device_pivots = buffers.part(1);
-    void* const device_info = buffers.part(2);
+    const DeviceBuffers<kMaxParts> buffers(pool, sizes);
     if (!buffers.ok()) {
+        std::size_t total = 0;
+        for (std::size_t bytes : sizes) total += bytes;
         log::write(log::Level::info, "%.1f MB does not fit in device memory; computing on the CPU",
-                   static_cast<double>(a.bytes()) * 1e-6);
+                   static_cast<double>(total) * 1e-6);
         return Outcome::unavailable;
     }
 
     gpushim_lapack_op device_op = op;
-    device_op.a = device_a;
-    device_op.lda = std::max<int64_t>(1, rows);
-    device_op.ipiv = static_cast<int64_t*>(device_pivots);
-    device_op.info = static_cast<int*>(device_info);
+    device_op.a = device_op.b = device_op.tau = device_op.w = device_op.u = device_op.vt = nullptr;
+    device_op.lda = device_op.ldb = device_op.ldu = device_op.ldvt = 1;
+    for (std::size_t i = 0; i < operands.count; ++i)
+        set_device_array(device_op, operands.list[i], buffers.part(i));
+    device_op.ipiv = static_cast<int64_t*>(buffers.part(kPivotsPart));
+    device_op.info = static_cast<int*>(buffers.part(kInfoPart));
 
     Staging staging(*plugin, *context, transfers);
     const char* step = "upload";
-    int status = staging.upload(device_a, a, 0);
+    int status = 0;
+    for (std::size_t i = 0; i < operands.count && status == 0; ++i) {
+        if (operands.list[i].upload)
+            status = staging.upload(buffers.part(i), operands.list[i].host, 0);
+    }
+    // Kept until the queue has drained: the upload reads it through the staging buffers.
+    std::vector<int64_t> pivots_in;
+    if (status == 0 && operands.pivots_in) {
+        pivots_in = widened_pivots(op, operands.pivot_count);
+        const Matrix pivots{reinterpret_cast<const std::byte*>(pivots_in.data()),
+                            operands.pivot_count,
+                            {operands.pivot_count, 1},
+                            sizeof(int64_t)};
+        status = staging.upload(device_op.ipiv, pivots, 0);
+    }
     if (status == 0) {
         step = "LAPACK operation";
         status = plugin->lapack(&device_op, context->queue[0]);
     }
-    if (status == 0) {
-        step = "download";
-        status = staging.download(device_a, a, 0);
+    if (status == 0) step = "download";
+    for (std::size_t i = 0; i < operands.count && status == 0; ++i) {
+        const LapackOperand& operand = operands.list[i];
+        if (!operand.deliver || sizes[i] == 0) continue;
+        status = staging.download(buffers.part(i), result_offsets[i], operand.host.column_bytes(),
+                                  static_cast<std::size_t>(operand.host.extent.cols), 0);
     }
-    if (status == 0) status = staging.download(device_pivots, pivots_offset, pivot_count * sizeof(int64_t), 1, 0);
-    if (status == 0) status = staging.download(device_info, info_offset, sizeof(int), 1, 0);
+    if (status == 0 && operands.pivots_out && pivot_bytes > 0)
+        status = staging.download(device_op.ipiv, result_offsets[kPivotsPart], pivot_bytes, 1, 0);
+    if (status == 0)
+        status = staging.download(device_op.info, result_offsets[kInfoPart], sizeof(int), 1, 0);
     const int sync_status = staging.synchronize_all();
     if (status == 0 && sync_status != 0) {
         step = "synchronisation";
@@ -96,15 +163,20 @@ Outcome execute_lapack(const LapackOp& op, int64_t* pivots, Transfers& transfers
 
     const auto* result = static_cast<const std::byte*>(context->result[0]);
     int info = 0;
-    std::memcpy(&info, result + info_offset, sizeof info);
-    if (info != 0 || (!lu && !factor_diagonal_is_positive(op, result))) {
-        log::write(log::Level::debug, "device factorization reports INFO = %d (or a NaN pivot); the CPU computes the call",
+    std::memcpy(&info, result + result_offsets[kInfoPart], sizeof info);
+    const bool cholesky = op.kind == GPUSHIM_POTRF || op.kind == GPUSHIM_POSV;
+    if (info != 0 || (cholesky && !factor_diagonal_is_positive(op, result + result_offsets[0]))) {
+        log::write(log::Level::debug,
+                   "device operation reports INFO = %d (or a NaN pivot); the CPU computes the call",
                    info);
         return Outcome::unavailable;
     }
-    const Triangle part = lu ? Triangle::all : op.uplo == 'U' ? Triangle::upper : Triangle::lower;
-    deliver(result, a, part);
-    std::memcpy(pivots, result + pivots_offset, pivot_count * sizeof(int64_t));
+    for (std::size_t i = 0; i < operands.count; ++i) {
+        const LapackOperand& operand = operands.list[i];
+        if (operand.deliver) deliver(result + result_offsets[i], operand.host, operand.part);
+    }
+    if (operands.pivots_out)
+        store_pivots(op, result + result_offsets[kPivotsPart], operands.pivot_count);
     return Outcome::completed;
 }
 

@@ -1,18 +1,16 @@
-// Runs a LAPACK factorization on the device: the matrix staged in, factored in place by
-// the plugin, staged back with the pivots and INFO. The caller's matrix is written only
-// when the factorization succeeded (INFO = 0): otherwise the CPU library recomputes it,
-// so that a failed factorization leaves exactly what LAPACK leaves.
+// Runs a LAPACK operation on the device: its inputs staged in, the plugin's operation, its
+// outputs, pivots and INFO staged back. The caller's arrays are written only when the
+// operation succeeded (INFO = 0): otherwise the CPU library recomputes the call from the
+// untouched inputs, so that a failed call leaves exactly what LAPACK leaves.
 #pragma once
-
-#include <cstdint>
 
 #include "dispatch/lapack_call.h"
 #include "gpu/blas3_executor.h"
 
 namespace gpushim::gpu {
 
-// `pivots` receives min(m, n) 1-based row interchanges for GETRF. Outcome::unavailable
-// also covers INFO > 0 (nothing delivered; the CPU computes the call).
-Outcome execute_lapack(const LapackOp& op, int64_t* pivots, Transfers& transfers);
+// On Outcome::completed the caller's arrays and pivots hold the results (INFO and the
+// workspace answers are the entry point's). Outcome::unavailable also covers INFO > 0.
+Outcome execute_lapack(const LapackOp& op, Transfers& transfers);
 
 }  // namespace gpushim::gpu

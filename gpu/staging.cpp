@@ -108,7 +108,9 @@ void deliver(const std::byte* packed, const Matrix& out, Triangle part) {
         int64_t first = 0;
         int64_t last = out.extent.rows;
         if (part == Triangle::upper) last = std::min(j + 1, out.extent.rows);
+        if (part == Triangle::strictly_upper) last = std::min(j, out.extent.rows);
         if (part == Triangle::lower) first = std::min(j, out.extent.rows);
+        if (part == Triangle::strictly_lower) first = std::min(j + 1, out.extent.rows);
         const std::size_t offset = static_cast<std::size_t>(first) * out.element;
         const std::size_t length = static_cast<std::size_t>(last - first) * out.element;
         std::memcpy(

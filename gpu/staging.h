@@ -68,7 +68,9 @@ private:
     int current_ = 0;
 };
 
-enum class Triangle { all, upper, lower };
+// What of a matrix is delivered: all of it, a triangle with its diagonal, or a triangle
+// without it (a unit-diagonal TRTRI leaves the diagonal alone).
+enum class Triangle { all, upper, lower, strictly_upper, strictly_lower };
 
 // Writes a packed result into the caller's matrix: all of it, or one triangle.
 void deliver(const std::byte* packed, const Matrix& out, Triangle part);

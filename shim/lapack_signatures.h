@@ -1,14 +1,118 @@
 // The argument lists of the LAPACK families (Fortran interface): the parameter list
-// (PARAMS), the names to forward (ARGS), and what describes the call (OP_ARGS).
+// (PARAMS) and the names to forward (ARGS). A CHARACTER argument brings a hidden length
+// at the end, as gfortran passes it. R is the real type of T (w, s, rwork).
 #pragma once
 
 #include <cstddef>
 
-#define GPUSHIM_LAPACK_potrf_PARAMS(T, I) \
+#include "fallback/fortran_blas3.h"
+
+namespace gpushim::shim {
+template <class T>
+using RealPart = typename fallback::RealOf<T>::type;
+}  // namespace gpushim::shim
+
+#define GPUSHIM_LAPACK_uplo_square_PARAMS(T, I) \
     const char *uplo, const I *n, T *a, const I *lda, I *info, std::size_t uplo_len
-#define GPUSHIM_LAPACK_potrf_OP_ARGS uplo, n, a, lda
-#define GPUSHIM_LAPACK_potrf_ARGS uplo, n, a, lda, info, uplo_len
+#define GPUSHIM_LAPACK_uplo_square_ARGS uplo, n, a, lda, info, uplo_len
 
 #define GPUSHIM_LAPACK_getrf_PARAMS(T, I) const I *m, const I *n, T *a, const I *lda, I *ipiv, I *info
-#define GPUSHIM_LAPACK_getrf_OP_ARGS m, n, a, lda
 #define GPUSHIM_LAPACK_getrf_ARGS m, n, a, lda, ipiv, info
+
+#define GPUSHIM_LAPACK_getrs_PARAMS(T, I)                                                          \
+    const char *trans, const I *n, const I *nrhs, const T *a, const I *lda, const I *ipiv, T *b, \
+        const I *ldb, I *info, std::size_t trans_len
+#define GPUSHIM_LAPACK_getrs_ARGS trans, n, nrhs, a, lda, ipiv, b, ldb, info, trans_len
+
+#define GPUSHIM_LAPACK_gesv_PARAMS(T, I) \
+    const I *n, const I *nrhs, T *a, const I *lda, I *ipiv, T *b, const I *ldb, I *info
+#define GPUSHIM_LAPACK_gesv_ARGS n, nrhs, a, lda, ipiv, b, ldb, info
+
+#define GPUSHIM_LAPACK_getri_PARAMS(T, I) \
+    const I *n, T *a, const I *lda, const I *ipiv, T *work, const I *lwork, I *info
+#define GPUSHIM_LAPACK_getri_ARGS n, a, lda, ipiv, work, lwork, info
+
+#define GPUSHIM_LAPACK_uplo_solve_PARAMS(T, I)                                                  \
+    const char *uplo, const I *n, const I *nrhs, T *a, const I *lda, T *b, const I *ldb, I *info, \
+        std::size_t uplo_len
+#define GPUSHIM_LAPACK_uplo_solve_ARGS uplo, n, nrhs, a, lda, b, ldb, info, uplo_len
+
+#define GPUSHIM_LAPACK_trtrs_PARAMS(T, I)                                                          \
+    const char *uplo, const char *trans, const char *diag, const I *n, const I *nrhs, const T *a, \
+        const I *lda, T *b, const I *ldb, I *info, std::size_t uplo_len, std::size_t trans_len,  \
+        std::size_t diag_len
+#define GPUSHIM_LAPACK_trtrs_ARGS \
+    uplo, trans, diag, n, nrhs, a, lda, b, ldb, info, uplo_len, trans_len, diag_len
+
+#define GPUSHIM_LAPACK_trtri_PARAMS(T, I)                                                       \
+    const char *uplo, const char *diag, const I *n, T *a, const I *lda, I *info, std::size_t uplo_len, \
+        std::size_t diag_len
+#define GPUSHIM_LAPACK_trtri_ARGS uplo, diag, n, a, lda, info, uplo_len, diag_len
+
+#define GPUSHIM_LAPACK_geqrf_PARAMS(T, I) \
+    const I *m, const I *n, T *a, const I *lda, T *tau, T *work, const I *lwork, I *info
+#define GPUSHIM_LAPACK_geqrf_ARGS m, n, a, lda, tau, work, lwork, info
+
+#define GPUSHIM_LAPACK_orgqr_PARAMS(T, I)                                                    \
+    const I *m, const I *n, const I *k, T *a, const I *lda, const T *tau, T *work, const I *lwork, \
+        I *info
+#define GPUSHIM_LAPACK_orgqr_ARGS m, n, k, a, lda, tau, work, lwork, info
+
+#define GPUSHIM_LAPACK_ormqr_PARAMS(T, I)                                                        \
+    const char *side, const char *trans, const I *m, const I *n, const I *k, const T *a,        \
+        const I *lda, const T *tau, T *c, const I *ldc, T *work, const I *lwork, I *info,      \
+        std::size_t side_len, std::size_t trans_len
+#define GPUSHIM_LAPACK_ormqr_ARGS \
+    side, trans, m, n, k, a, lda, tau, c, ldc, work, lwork, info, side_len, trans_len
+
+#define GPUSHIM_LAPACK_syevd_PARAMS(T, I)                                                          \
+    const char *jobz, const char *uplo, const I *n, T *a, const I *lda, T *w, T *work,           \
+        const I *lwork, I *iwork, const I *liwork, I *info, std::size_t jobz_len, std::size_t uplo_len
+#define GPUSHIM_LAPACK_syevd_ARGS \
+    jobz, uplo, n, a, lda, w, work, lwork, iwork, liwork, info, jobz_len, uplo_len
+
+#define GPUSHIM_LAPACK_heevd_PARAMS(T, I)                                                        \
+    const char *jobz, const char *uplo, const I *n, T *a, const I *lda,                         \
+        gpushim::shim::RealPart<T> *w, T *work, const I *lwork, gpushim::shim::RealPart<T> *rwork, \
+        const I *lrwork, I *iwork, const I *liwork, I *info, std::size_t jobz_len,              \
+        std::size_t uplo_len
+#define GPUSHIM_LAPACK_heevd_ARGS \
+    jobz, uplo, n, a, lda, w, work, lwork, rwork, lrwork, iwork, liwork, info, jobz_len, uplo_len
+
+#define GPUSHIM_LAPACK_syev_PARAMS(T, I)                                                       \
+    const char *jobz, const char *uplo, const I *n, T *a, const I *lda, T *w, T *work,       \
+        const I *lwork, I *info, std::size_t jobz_len, std::size_t uplo_len
+#define GPUSHIM_LAPACK_syev_ARGS jobz, uplo, n, a, lda, w, work, lwork, info, jobz_len, uplo_len
+
+#define GPUSHIM_LAPACK_heev_PARAMS(T, I)                                                      \
+    const char *jobz, const char *uplo, const I *n, T *a, const I *lda,                      \
+        gpushim::shim::RealPart<T> *w, T *work, const I *lwork,                              \
+        gpushim::shim::RealPart<T> *rwork, I *info, std::size_t jobz_len, std::size_t uplo_len
+#define GPUSHIM_LAPACK_heev_ARGS jobz, uplo, n, a, lda, w, work, lwork, rwork, info, jobz_len, uplo_len
+
+#define GPUSHIM_LAPACK_gesvd_PARAMS(T, I)                                                         \
+    const char *jobu, const char *jobvt, const I *m, const I *n, T *a, const I *lda, T *s, T *u, \
+        const I *ldu, T *vt, const I *ldvt, T *work, const I *lwork, I *info,                    \
+        std::size_t jobu_len, std::size_t jobvt_len
+#define GPUSHIM_LAPACK_gesvd_ARGS \
+    jobu, jobvt, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, info, jobu_len, jobvt_len
+
+#define GPUSHIM_LAPACK_gesvd_complex_PARAMS(T, I)                                                 \
+    const char *jobu, const char *jobvt, const I *m, const I *n, T *a, const I *lda,             \
+        gpushim::shim::RealPart<T> *s, T *u, const I *ldu, T *vt, const I *ldvt, T *work,       \
+        const I *lwork, gpushim::shim::RealPart<T> *rwork, I *info, std::size_t jobu_len,       \
+        std::size_t jobvt_len
+#define GPUSHIM_LAPACK_gesvd_complex_ARGS \
+    jobu, jobvt, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, rwork, info, jobu_len, jobvt_len
+
+#define GPUSHIM_LAPACK_gesdd_PARAMS(T, I)                                                         \
+    const char *jobz, const I *m, const I *n, T *a, const I *lda, T *s, T *u, const I *ldu, T *vt, \
+        const I *ldvt, T *work, const I *lwork, I *iwork, I *info, std::size_t jobz_len
+#define GPUSHIM_LAPACK_gesdd_ARGS jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, iwork, info, jobz_len
+
+#define GPUSHIM_LAPACK_gesdd_complex_PARAMS(T, I)                                                 \
+    const char *jobz, const I *m, const I *n, T *a, const I *lda, gpushim::shim::RealPart<T> *s, \
+        T *u, const I *ldu, T *vt, const I *ldvt, T *work, const I *lwork,                       \
+        gpushim::shim::RealPart<T> *rwork, I *iwork, I *info, std::size_t jobz_len
+#define GPUSHIM_LAPACK_gesdd_complex_ARGS \
+    jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, rwork, iwork, info, jobz_len

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace gpushim {
 namespace {
 
@@ -42,13 +44,145 @@ TEST(LapackCall, SizeAndCost) {
     EXPECT_NEAR(effective_order(factorization(GPUSHIM_GETRF, 100, 100, 100)), 100.0, 1e-9);
     EXPECT_NEAR(effective_order(factorization(GPUSHIM_GETRF, 800, 100, 800)), 200.0, 1e-9);
     EXPECT_NEAR(flop_count(factorization(GPUSHIM_POTRF, 0, 300, 300)), 300.0 * 300 * 300 / 3, 1e-3);
-    EXPECT_NEAR(flop_count(factorization(GPUSHIM_GETRF, 300, 300, 300)), 2.0 * 300 * 300 * 300 / 3, 1e-3);
-    // m >= n: m n^2 - n^3 / 3.
-    EXPECT_NEAR(flop_count(factorization(GPUSHIM_GETRF, 500, 200, 500)), 500.0 * 200 * 200 - 200.0 * 200 * 200 / 3,
+    EXPECT_NEAR(flop_count(factorization(GPUSHIM_GETRF, 300, 300, 300)), 2.0 * 300 * 300 * 300 / 3,
                 1e-3);
+    // m >= n: m n^2 - n^3 / 3.
+    EXPECT_NEAR(flop_count(factorization(GPUSHIM_GETRF, 500, 200, 500)),
+                500.0 * 200 * 200 - 200.0 * 200 * 200 / 3, 1e-3);
     LapackOp complex = factorization(GPUSHIM_POTRF, 0, 30, 30);
     complex.precision = GPUSHIM_PREC_Z;
     EXPECT_NEAR(flop_count(complex), 4.0 * 30 * 30 * 30 / 3, 1e-6);
+}
+
+LapackOp solve(gpushim_lapack_kind kind, int64_t n, int64_t nrhs, int64_t lda, int64_t ldb) {
+    LapackOp op = factorization(kind, 0, n, lda);
+    op.uplo = 'U';
+    op.trans = 'N';
+    op.diag = 'N';
+    op.nrhs = nrhs;
+    op.ldb = ldb;
+    return op;
+}
+
+TEST(LapackCall, SolvesCheckBothLeadingDimensionsAndTheirFlags) {
+    for (gpushim_lapack_kind kind :
+         {GPUSHIM_GETRS, GPUSHIM_GESV, GPUSHIM_POTRS, GPUSHIM_POSV, GPUSHIM_TRTRS}) {
+        EXPECT_TRUE(arguments_valid(solve(kind, 5, 2, 5, 5))) << kind;
+        EXPECT_FALSE(arguments_valid(solve(kind, 5, 2, 4, 5))) << kind;
+        EXPECT_FALSE(arguments_valid(solve(kind, 5, 2, 5, 4))) << kind;
+        EXPECT_FALSE(arguments_valid(solve(kind, 5, -1, 5, 5))) << kind;
+        EXPECT_TRUE(arguments_valid(solve(kind, 0, 0, 1, 1))) << kind;
+    }
+    LapackOp bad = solve(GPUSHIM_GETRS, 5, 2, 5, 5);
+    bad.trans = 'X';
+    EXPECT_FALSE(arguments_valid(bad));
+    bad = solve(GPUSHIM_TRTRS, 5, 2, 5, 5);
+    bad.diag = 'X';
+    EXPECT_FALSE(arguments_valid(bad));
+    bad = solve(GPUSHIM_POSV, 5, 2, 5, 5);
+    bad.uplo = 'X';
+    EXPECT_FALSE(arguments_valid(bad));
+}
+
+TEST(LapackCall, NoRightHandSidesLeaveEveryCallToTheCpu) {
+    // OpenBLAS's GESV returns at once for nrhs = 0 where LAPACK would factor A.
+    for (gpushim_lapack_kind kind :
+         {GPUSHIM_GETRS, GPUSHIM_GESV, GPUSHIM_POTRS, GPUSHIM_POSV, GPUSHIM_TRTRS})
+        EXPECT_TRUE(is_degenerate(solve(kind, 5, 0, 5, 5))) << kind;
+    EXPECT_FALSE(is_degenerate(solve(GPUSHIM_GESV, 5, 1, 5, 5)));
+}
+
+LapackOp qr(gpushim_lapack_kind kind, int64_t m, int64_t n, int64_t k) {
+    LapackOp op = factorization(kind, m, n, m);
+    op.k = k;
+    op.side = 'L';
+    op.trans = 'T';
+    op.ldb = m;
+    return op;
+}
+
+TEST(LapackCall, QrFamilyFollowsLapack) {
+    EXPECT_TRUE(arguments_valid(qr(GPUSHIM_ORGQR, 8, 5, 5)));
+    EXPECT_FALSE(arguments_valid(qr(GPUSHIM_ORGQR, 4, 5, 4)));  // n > m
+    EXPECT_FALSE(arguments_valid(qr(GPUSHIM_ORGQR, 8, 5, 6)));  // k > n
+    EXPECT_TRUE(arguments_valid(qr(GPUSHIM_ORMQR, 8, 5, 8)));   // side L: k <= m
+    LapackOp right = qr(GPUSHIM_ORMQR, 8, 5, 6);
+    right.side = 'R';
+    right.lda = 5;
+    EXPECT_FALSE(arguments_valid(right));  // side R: k <= n
+    right.k = 5;
+    EXPECT_TRUE(arguments_valid(right));
+    // A real Q is transposed with 'T', a complex one with 'C'.
+    LapackOp complex = qr(GPUSHIM_ORMQR, 8, 5, 5);
+    complex.precision = GPUSHIM_PREC_Z;
+    EXPECT_FALSE(arguments_valid(complex));
+    complex.trans = 'C';
+    EXPECT_TRUE(arguments_valid(complex));
+    EXPECT_TRUE(is_degenerate(qr(GPUSHIM_ORMQR, 8, 5, 0)));
+    EXPECT_NEAR(effective_order(qr(GPUSHIM_ORMQR, 100, 10, 10)), std::cbrt(100.0 * 10 * 10), 1e-9);
+}
+
+LapackOp svd(char jobu, char jobvt, int64_t m, int64_t n, int64_t ldu, int64_t ldvt) {
+    LapackOp op = factorization(GPUSHIM_GESVD, m, n, m);
+    op.jobu = jobu;
+    op.jobvt = jobvt;
+    op.ldu = ldu;
+    op.ldvt = ldvt;
+    return op;
+}
+
+TEST(LapackCall, SvdJobsAndLeadingDimensionsFollowGesvd) {
+    EXPECT_TRUE(arguments_valid(svd('A', 'A', 6, 4, 6, 4)));
+    EXPECT_FALSE(arguments_valid(svd('A', 'A', 6, 4, 5, 4)));  // ldu < m
+    EXPECT_FALSE(arguments_valid(svd('S', 'A', 6, 4, 6, 3)));  // ldvt < n
+    EXPECT_TRUE(arguments_valid(svd('S', 'S', 6, 4, 6, 4)));
+    EXPECT_TRUE(arguments_valid(svd('N', 'S', 4, 6, 1, 4)));  // ldvt >= min(m, n)
+    EXPECT_TRUE(arguments_valid(svd('N', 'N', 6, 4, 1, 1)));
+    EXPECT_FALSE(arguments_valid(svd('N', 'N', 6, 4, 0, 1)));  // ldu >= 1 always
+    EXPECT_FALSE(arguments_valid(svd('O', 'O', 6, 4, 6, 4)));
+    EXPECT_FALSE(arguments_valid(svd('X', 'N', 6, 4, 6, 4)));
+    // The device interface takes m >= n only.
+    EXPECT_TRUE(suits_device(svd('S', 'S', 6, 4, 6, 4)));
+    EXPECT_FALSE(suits_device(svd('S', 'S', 4, 6, 4, 4)));
+}
+
+TEST(LapackCall, TriangularOperationsWithAZeroOnTheDiagonalStayOnTheCpu) {
+    double a[9] = {2, 1, 1, 0, 3, 1, 0, 0, 4};
+    LapackOp op = factorization(GPUSHIM_TRTRI, 0, 3, 3);
+    op.a = a;
+    op.diag = 'N';
+    EXPECT_TRUE(suits_device(op));
+    a[4] = 0.0;  // A(2,2)
+    EXPECT_FALSE(suits_device(op));
+    op.diag = 'U';  // a unit diagonal is not read
+    EXPECT_TRUE(suits_device(op));
+    op.kind = GPUSHIM_GETRI;
+    EXPECT_FALSE(suits_device(op));
+    a[4] = -0.0;
+    EXPECT_FALSE(suits_device(op));
+}
+
+TEST(LapackCall, GesddRejectsNanWhereGesvdDoesNot) {
+    double a[6] = {1, 2, 3, 4, 5, 6};
+    LapackOp op = svd('N', 'N', 3, 2, 1, 1);
+    op.a = a;
+    op.nan_is_argument_error = true;
+    EXPECT_TRUE(suits_device(op));
+    a[5] = std::nan("");
+    EXPECT_FALSE(suits_device(op));
+    op.nan_is_argument_error = false;
+    EXPECT_TRUE(suits_device(op));
+}
+
+TEST(LapackCall, EigenAndSvdCostsAreCounted) {
+    LapackOp eigen = factorization(GPUSHIM_SYEVD, 0, 100, 100);
+    eigen.jobz = 'N';
+    const double values_only = flop_count(eigen);
+    eigen.jobz = 'V';
+    EXPECT_GT(flop_count(eigen), values_only);
+    EXPECT_DOUBLE_EQ(effective_order(eigen), 100.0);
+    EXPECT_GT(flop_count(svd('A', 'A', 200, 100, 200, 100)),
+              flop_count(svd('N', 'N', 200, 100, 1, 1)));
 }
 
 }  // namespace

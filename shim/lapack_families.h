@@ -1,0 +1,481 @@
+// What the entry point of each LAPACK family (lapack_signatures.h) does: describe the call,
+// and hand the router the forwarding call, the workspace check and what to set after the
+// device computed the call (INFO = 0, and WORK(1), IWORK(1), RWORK(1) as LAPACK sets them).
+//
+// Workspace: a call is offloaded only when every workspace it passes is at least what the
+// CPU library answers to a workspace query (lwork = -1), which it is asked for then. A
+// query itself (-1 is below any answer), or a smaller valid workspace, or an invalid one,
+// leaves the call to the CPU library, which answers it as it always does.
+#pragma once
+
+#include <type_traits>
+
+#include "dispatch/router.h"
+#include "shim/blas3_op_builders.h"
+#include "shim/lapack_signatures.h"
+
+namespace gpushim::shim {
+
+template <class T>
+LapackOp blank_lapack_op(gpushim_lapack_kind kind) {
+    LapackOp op{};
+    op.kind = kind;
+    op.precision = precision_of<T>();
+    return op;
+}
+
+// LAPACK answers a query in WORK(1) (or RWORK(1)) as a floating-point count.
+template <class T>
+double workspace_count(const T& answer) {
+    if constexpr (std::is_floating_point_v<T>) {
+        return static_cast<double>(answer);
+    } else {
+        return static_cast<double>(answer.real());
+    }
+}
+
+template <class Int, class T>
+bool at_least(const Int* given, const T& wanted) {
+    return static_cast<double>(*given) >= workspace_count(wanted);
+}
+
+constexpr auto kNoWorkspace = [] { return true; };
+
+// The entry of a family without workspace: INFO = 0 is all there is to set.
+template <class Cpu>
+void route_without_workspace(const LapackOp& op, Routine routine, Cpu&& cpu_call, auto* info) {
+    route(op, routine, cpu_call, kNoWorkspace, [info] { *info = 0; });
+}
+
+template <class T, class Int, class Cpu>
+void lapack_uplo_square(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                        GPUSHIM_LAPACK_uplo_square_PARAMS(T, Int)) {
+    LapackOp op = blank_lapack_op<T>(kind);
+    op.uplo = fortran_flag(uplo);
+    op.n = *n;
+    op.a = a;
+    op.lda = *lda;
+    route_without_workspace(
+        op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_uplo_square_ARGS); }, info);
+}
+
+template <class T, class Int, class Cpu>
+void lapack_getrf(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                  GPUSHIM_LAPACK_getrf_PARAMS(T, Int)) {
+    LapackOp op = blank_lapack_op<T>(kind);
+    op.m = *m;
+    op.n = *n;
+    op.a = a;
+    op.lda = *lda;
+    op.host_pivots = ipiv;
+    op.pivot_bytes = sizeof(Int);
+    route_without_workspace(
+        op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_getrf_ARGS); }, info);
+}
+
+template <class T, class Int, class Cpu>
+void lapack_getrs(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                  GPUSHIM_LAPACK_getrs_PARAMS(T, Int)) {
+    LapackOp op = blank_lapack_op<T>(kind);
+    op.trans = fortran_flag(trans);
+    op.n = *n;
+    op.nrhs = *nrhs;
+    op.a = const_cast<T*>(a);
+    op.lda = *lda;
+    op.host_pivots = const_cast<Int*>(ipiv);
+    op.pivot_bytes = sizeof(Int);
+    op.b = b;
+    op.ldb = *ldb;
+    route_without_workspace(
+        op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_getrs_ARGS); }, info);
+}
+
+template <class T, class Int, class Cpu>
+void lapack_gesv(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                 GPUSHIM_LAPACK_gesv_PARAMS(T, Int)) {
+    LapackOp op = blank_lapack_op<T>(kind);
+    op.n = *n;
+    op.nrhs = *nrhs;
+    op.a = a;
+    op.lda = *lda;
+    op.host_pivots = ipiv;
+    op.pivot_bytes = sizeof(Int);
+    op.b = b;
+    op.ldb = *ldb;
+    route_without_workspace(
+        op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_gesv_ARGS); }, info);
+}
+
+template <class T, class Int, class Cpu>
+void lapack_getri(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                  GPUSHIM_LAPACK_getri_PARAMS(T, Int)) {
+    LapackOp op = blank_lapack_op<T>(kind);
+    op.n = *n;
+    op.a = a;
+    op.lda = *lda;
+    op.host_pivots = const_cast<Int*>(ipiv);
+    op.pivot_bytes = sizeof(Int);
+    T optimal{};
+    const auto workspace_suffices = [&] {
+        const Int query = -1;
+        Int query_info = 0;
+        cpu.get()(n, a, lda, ipiv, &optimal, &query, &query_info);
+        return query_info == 0 && at_least(lwork, optimal);
+    };
+    route(
+        op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_getri_ARGS); }, workspace_suffices,
+        [&] {
+            work[0] = optimal;
+            *info = 0;
+        });
+}
+
+template <class T, class Int, class Cpu>
+void lapack_uplo_solve(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                       GPUSHIM_LAPACK_uplo_solve_PARAMS(T, Int)) {
+    LapackOp op = blank_lapack_op<T>(kind);
+    op.uplo = fortran_flag(uplo);
+    op.n = *n;
+    op.nrhs = *nrhs;
+    op.a = a;
+    op.lda = *lda;
+    op.b = b;
+    op.ldb = *ldb;
+    route_without_workspace(
+        op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_uplo_solve_ARGS); }, info);
+}
+
+// OpenBLAS's own TRTRS rejects a lower-case UPLO or DIAG (INFO = -1, -3) where reference
+// LAPACK accepts it: such a call is left to the CPU library, whichever it is, by a flag no
+// routine accepts.
+inline char upper_case_flag(const char* flag) {
+    return *flag >= 'a' && *flag <= 'z' ? '?' : *flag;
+}
+
+template <class T, class Int, class Cpu>
+void lapack_trtrs(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                  GPUSHIM_LAPACK_trtrs_PARAMS(T, Int)) {
+    LapackOp op = blank_lapack_op<T>(kind);
+    op.uplo = upper_case_flag(uplo);
+    op.trans = fortran_flag(trans);
+    op.diag = upper_case_flag(diag);
+    op.n = *n;
+    op.nrhs = *nrhs;
+    op.a = const_cast<T*>(a);
+    op.lda = *lda;
+    op.b = b;
+    op.ldb = *ldb;
+    route_without_workspace(
+        op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_trtrs_ARGS); }, info);
+}
+
+template <class T, class Int, class Cpu>
+void lapack_trtri(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                  GPUSHIM_LAPACK_trtri_PARAMS(T, Int)) {
+    LapackOp op = blank_lapack_op<T>(kind);
+    op.uplo = fortran_flag(uplo);
+    op.diag = fortran_flag(diag);
+    op.n = *n;
+    op.a = a;
+    op.lda = *lda;
+    route_without_workspace(
+        op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_trtri_ARGS); }, info);
+}
+
+template <class T, class Int, class Cpu>
+void lapack_geqrf(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                  GPUSHIM_LAPACK_geqrf_PARAMS(T, Int)) {
+    LapackOp op = blank_lapack_op<T>(kind);
+    op.m = *m;
+    op.n = *n;
+    op.a = a;
+    op.lda = *lda;
+    op.tau = tau;
+    T optimal{};
+    const auto workspace_suffices = [&] {
+        const Int query = -1;
+        Int query_info = 0;
+        cpu.get()(m, n, a, lda, tau, &optimal, &query, &query_info);
+        return query_info == 0 && at_least(lwork, optimal);
+    };
+    route(
+        op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_geqrf_ARGS); }, workspace_suffices,
+        [&] {
+            work[0] = optimal;
+            *info = 0;
+        });
+}
+
+template <class T, class Int, class Cpu>
+void lapack_orgqr(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                  GPUSHIM_LAPACK_orgqr_PARAMS(T, Int)) {
+    LapackOp op = blank_lapack_op<T>(kind);
+    op.m = *m;
+    op.n = *n;
+    op.k = *k;
+    op.a = a;
+    op.lda = *lda;
+    op.tau = const_cast<T*>(tau);
+    T optimal{};
+    const auto workspace_suffices = [&] {
+        const Int query = -1;
+        Int query_info = 0;
+        cpu.get()(m, n, k, a, lda, tau, &optimal, &query, &query_info);
+        return query_info == 0 && at_least(lwork, optimal);
+    };
+    route(
+        op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_orgqr_ARGS); }, workspace_suffices,
+        [&] {
+            work[0] = optimal;
+            *info = 0;
+        });
+}
+
+template <class T, class Int, class Cpu>
+void lapack_ormqr(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                  GPUSHIM_LAPACK_ormqr_PARAMS(T, Int)) {
+    LapackOp op = blank_lapack_op<T>(kind);
+    op.side = fortran_flag(side);
+    op.trans = fortran_flag(trans);
+    op.m = *m;
+    op.n = *n;
+    op.k = *k;
+    op.a = const_cast<T*>(a);
+    op.lda = *lda;
+    op.tau = const_cast<T*>(tau);
+    op.b = c;
+    op.ldb = *ldc;
+    T optimal{};
+    const auto workspace_suffices = [&] {
+        const Int query = -1;
+        Int query_info = 0;
+        cpu.get()(side, trans, m, n, k, a, lda, tau, c, ldc, &optimal, &query, &query_info,
+                  side_len, trans_len);
+        return query_info == 0 && at_least(lwork, optimal);
+    };
+    route(
+        op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_ormqr_ARGS); }, workspace_suffices,
+        [&] {
+            work[0] = optimal;
+            *info = 0;
+        });
+}
+
+template <class T>
+LapackOp eigen_op(gpushim_lapack_kind kind, const char* jobz, const char* uplo, int64_t n, T* a,
+                  int64_t lda, void* w) {
+    LapackOp op = blank_lapack_op<T>(kind);
+    op.jobz = fortran_flag(jobz);
+    op.uplo = fortran_flag(uplo);
+    op.n = n;
+    op.a = a;
+    op.lda = lda;
+    op.w = w;
+    return op;
+}
+
+template <class T, class Int, class Cpu>
+void lapack_syevd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                  GPUSHIM_LAPACK_syevd_PARAMS(T, Int)) {
+    const LapackOp op = eigen_op(kind, jobz, uplo, *n, a, *lda, w);
+    T optimal{};
+    Int optimal_integers = 0;
+    const auto workspace_suffices = [&] {
+        const Int query = -1;
+        Int query_info = 0;
+        cpu.get()(jobz, uplo, n, a, lda, w, &optimal, &query, &optimal_integers, &query,
+                  &query_info, jobz_len, uplo_len);
+        return query_info == 0 && at_least(lwork, optimal) && *liwork >= optimal_integers;
+    };
+    route(
+        op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_syevd_ARGS); }, workspace_suffices,
+        [&] {
+            work[0] = optimal;
+            iwork[0] = optimal_integers;
+            *info = 0;
+        });
+}
+
+template <class T, class Int, class Cpu>
+void lapack_heevd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                  GPUSHIM_LAPACK_heevd_PARAMS(T, Int)) {
+    const LapackOp op = eigen_op(kind, jobz, uplo, *n, a, *lda, w);
+    T optimal{};
+    RealPart<T> optimal_reals{};
+    Int optimal_integers = 0;
+    const auto workspace_suffices = [&] {
+        const Int query = -1;
+        Int query_info = 0;
+        cpu.get()(jobz, uplo, n, a, lda, w, &optimal, &query, &optimal_reals, &query,
+                  &optimal_integers, &query, &query_info, jobz_len, uplo_len);
+        return query_info == 0 && at_least(lwork, optimal) && at_least(lrwork, optimal_reals) &&
+               *liwork >= optimal_integers;
+    };
+    route(
+        op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_heevd_ARGS); }, workspace_suffices,
+        [&] {
+            work[0] = optimal;
+            rwork[0] = optimal_reals;
+            iwork[0] = optimal_integers;
+            *info = 0;
+        });
+}
+
+// SYEV and HEEV: the device computes them as SYEVD (same eigenvalues; eigenvectors within
+// what LAPACK leaves free). HEEV's RWORK has a fixed size and no query.
+template <class T, class Int, class W, class ForwardCall, class QueryCall>
+void route_syev(gpushim_lapack_kind kind, Routine routine, const char* jobz, const char* uplo,
+                const Int* n, T* a, const Int* lda, W* w, T* work, const Int* lwork, Int* info,
+                ForwardCall&& forward, QueryCall&& query_call) {
+    const LapackOp op = eigen_op(kind, jobz, uplo, *n, a, *lda, w);
+    T optimal{};
+    const auto workspace_suffices = [&] {
+        const Int query = -1;
+        Int query_info = 0;
+        query_call(&optimal, &query, &query_info);
+        return query_info == 0 && at_least(lwork, optimal);
+    };
+    route(op, routine, forward, workspace_suffices, [&] {
+        work[0] = optimal;
+        *info = 0;
+    });
+}
+
+template <class T, class Int, class Cpu>
+void lapack_syev(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                 GPUSHIM_LAPACK_syev_PARAMS(T, Int)) {
+    route_syev<T, Int>(
+        kind, routine, jobz, uplo, n, a, lda, w, work, lwork, info,
+        [&] { cpu.get()(GPUSHIM_LAPACK_syev_ARGS); },
+        [&](T* query_work, const Int* query, Int* query_info) {
+            cpu.get()(jobz, uplo, n, a, lda, w, query_work, query, query_info, jobz_len, uplo_len);
+        });
+}
+
+template <class T, class Int, class Cpu>
+void lapack_heev(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                 GPUSHIM_LAPACK_heev_PARAMS(T, Int)) {
+    route_syev<T, Int>(
+        kind, routine, jobz, uplo, n, a, lda, w, work, lwork, info,
+        [&] { cpu.get()(GPUSHIM_LAPACK_heev_ARGS); },
+        [&](T* query_work, const Int* query, Int* query_info) {
+            cpu.get()(jobz, uplo, n, a, lda, w, query_work, query, rwork, query_info, jobz_len,
+                      uplo_len);
+        });
+}
+
+template <class T>
+LapackOp svd_op(gpushim_lapack_kind kind, char jobu, char jobvt, int64_t m, int64_t n, T* a,
+                int64_t lda, void* s, T* u, int64_t ldu, T* vt, int64_t ldvt) {
+    LapackOp op = blank_lapack_op<T>(kind);
+    op.jobu = jobu;
+    op.jobvt = jobvt;
+    op.m = m;
+    op.n = n;
+    op.a = a;
+    op.lda = lda;
+    op.w = s;
+    op.u = u;
+    op.ldu = ldu;
+    op.vt = vt;
+    op.ldvt = ldvt;
+    return op;
+}
+
+// GESVD and GESDD share one workspace protocol: WORK(1) from a query; the complex RWORK
+// (and GESDD's IWORK) have fixed sizes.
+template <class T, class Int, class ForwardCall, class QueryCall>
+void route_svd(const LapackOp& op, Routine routine, T* work, const Int* lwork, Int* info,
+               ForwardCall&& forward, QueryCall&& query_call) {
+    T optimal{};
+    const auto workspace_suffices = [&] {
+        const Int query = -1;
+        Int query_info = 0;
+        query_call(&optimal, &query, &query_info);
+        return query_info == 0 && at_least(lwork, optimal);
+    };
+    route(op, routine, forward, workspace_suffices, [&] {
+        work[0] = optimal;
+        *info = 0;
+    });
+}
+
+template <class T, class Int, class Cpu>
+void lapack_gesvd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                  GPUSHIM_LAPACK_gesvd_PARAMS(T, Int)) {
+    const LapackOp op = svd_op(kind, fortran_flag(jobu), fortran_flag(jobvt), *m, *n, a, *lda, s, u,
+                               *ldu, vt, *ldvt);
+    route_svd(
+        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_gesvd_ARGS); },
+        [&](T* query_work, const Int* query, Int* query_info) {
+            cpu.get()(jobu, jobvt, m, n, a, lda, s, u, ldu, vt, ldvt, query_work, query, query_info,
+                      jobu_len, jobvt_len);
+        });
+}
+
+template <class T, class Int, class Cpu>
+void lapack_gesvd_complex(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                          GPUSHIM_LAPACK_gesvd_complex_PARAMS(T, Int)) {
+    const LapackOp op = svd_op(kind, fortran_flag(jobu), fortran_flag(jobvt), *m, *n, a, *lda, s, u,
+                               *ldu, vt, *ldvt);
+    route_svd(
+        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_gesvd_complex_ARGS); },
+        [&](T* query_work, const Int* query, Int* query_info) {
+            cpu.get()(jobu, jobvt, m, n, a, lda, s, u, ldu, vt, ldvt, query_work, query, rwork,
+                      query_info, jobu_len, jobvt_len);
+        });
+}
+
+// GESDD's JOBZ as GESVD's pair of jobs: 'O' overwrites A with U when m >= n (VT whole),
+// with VT when m < n (U whole). Anything else maps to an invalid pair.
+struct SvdJobs {
+    char u;
+    char vt;
+};
+inline SvdJobs gesdd_jobs(char jobz, bool tall) {
+    switch (jobz) {
+        case 'A':
+        case 'S':
+        case 'N':
+            return {jobz, jobz};
+        case 'O':
+            return tall ? SvdJobs{'O', 'A'} : SvdJobs{'A', 'O'};
+        default:
+            return {'?', '?'};
+    }
+}
+
+template <class T, class Int>
+LapackOp gesdd_op(gpushim_lapack_kind kind, const char* jobz, const Int* m, const Int* n, T* a,
+                  const Int* lda, void* s, T* u, const Int* ldu, T* vt, const Int* ldvt) {
+    const SvdJobs jobs = gesdd_jobs(fortran_flag(jobz), *m >= *n);
+    LapackOp op = svd_op(kind, jobs.u, jobs.vt, *m, *n, a, *lda, s, u, *ldu, vt, *ldvt);
+    op.nan_is_argument_error = true;
+    return op;
+}
+
+template <class T, class Int, class Cpu>
+void lapack_gesdd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                  GPUSHIM_LAPACK_gesdd_PARAMS(T, Int)) {
+    const LapackOp op = gesdd_op(kind, jobz, m, n, a, lda, s, u, ldu, vt, ldvt);
+    route_svd(
+        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_gesdd_ARGS); },
+        [&](T* query_work, const Int* query, Int* query_info) {
+            cpu.get()(jobz, m, n, a, lda, s, u, ldu, vt, ldvt, query_work, query, iwork, query_info,
+                      jobz_len);
+        });
+}
+
+template <class T, class Int, class Cpu>
+void lapack_gesdd_complex(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                          GPUSHIM_LAPACK_gesdd_complex_PARAMS(T, Int)) {
+    const LapackOp op = gesdd_op(kind, jobz, m, n, a, lda, s, u, ldu, vt, ldvt);
+    route_svd(
+        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_gesdd_complex_ARGS); },
+        [&](T* query_work, const Int* query, Int* query_info) {
+            cpu.get()(jobz, m, n, a, lda, s, u, ldu, vt, ldvt, query_work, query, rwork, iwork,
+                      query_info, jobz_len);
+        });
+}
+
+}  // namespace gpushim::shim
