@@ -73,7 +73,12 @@ typedef enum {
     GPUSHIM_ORGQR,     /* Q of a QR factorization (UNGQR for complex) */
     GPUSHIM_ORMQR,     /* product with Q (UNMQR for complex) */
     GPUSHIM_SYEVD,     /* symmetric/Hermitian eigenvalues and vectors (HEEVD) */
-    GPUSHIM_GESVD      /* singular value decomposition */
+    GPUSHIM_GESVD,     /* singular value decomposition */
+    GPUSHIM_SYEVR,     /* eigenvalues by index or interval (HEEVR) */
+    GPUSHIM_SYGVD,     /* generalized symmetric-definite eigenproblem (HEGVD) */
+    GPUSHIM_GEEV,      /* nonsymmetric eigenvalues and right eigenvectors */
+    GPUSHIM_GELS,      /* least squares by QR */
+    GPUSHIM_GELSD      /* minimum-norm least squares by SVD */
 } gpushim_lapack_kind;
 
 /* A LAPACK operation on device memory, with the meaning of the LAPACK routine of the same
@@ -97,16 +102,38 @@ typedef enum {
  *   GESVD  jobu, jobvt ('A','S','O','N', not both 'O'), m >= n, a, w, u, vt.
  *          w: n real singular values, descending; u: m x m ('A') or m x n ('S');
  *          vt: n x n; 'O' writes U (or VT) over a; otherwise a is destroyed.
+ *   SYEVR  jobz, range ('A','V','I'), uplo, n, a, vl, vu, il, iu, w, u, found.
+ *          The eigenvalues in (vl, vu] ('V') or with 1-based indices il..iu ('I'), or all;
+ *          *found (device int64_t) = their number m; w: m ascending; jobz 'V': u (n x m,
+ *          ldu) their orthonormal eigenvectors. a is destroyed.
+ *   SYGVD  itype (1, 2, 3), jobz, uplo, n, a, b, w. A x = l B x (1), A B x = l x (2),
+ *          B A x = l x (3) with B positive definite: w ascending; jobz 'V': a holds the
+ *          B-normalized eigenvectors; b: B's Cholesky factor in the uplo triangle;
+ *          info: LAPACK's (> n: B not positive definite)
+ *   GEEV   jobz ('N','V': the right eigenvectors; never the left), n, a, w, wi, u.
+ *          Real: w = WR and wi = WI (n each), u = VR in LAPACK's real convention for
+ *          complex pairs; complex: w = n complex eigenvalues, u = VR. Normalized as LAPACK
+ *          does (unit 2-norm, largest component real). a is destroyed.
+ *   GELS   trans 'N', m >= n, nrhs, a, b (m x nrhs). a: GEQRF's factors; b: the n x nrhs
+ *          least-squares solution over the m - n rows of Q^H B that give the residual.
+ *          A is of full rank: the caller checks R's diagonal.
+ *   GELSD  m >= n, nrhs, a (destroyed), b (m x nrhs), rcond, w, found. The minimum-norm
+ *          solution with the singular values w(i) <= rcond * w(1) taken as zero (rcond <= 0
+ *          or >= 1: machine epsilon, as LAPACK's xLALSD): b's first n rows X; when the rank is n, rows n+1..m the
+ *          components of the residual (their sum of squares is its square norm); w: the n
+ *          singular values of A, descending; *found (device int64_t): the effective rank.
  * The triangular operations (GETRI's U, POTRI, TRTRS, TRTRI with diag 'N') are given only
- * matrices whose diagonal has no exact zero. The real outputs (w) are float for S and C,
+ * matrices whose diagonal has no exact zero. The real outputs (w, wi; vl, vu and rcond are doubles) are float for S and C,
  * double for D and Z. info: one int in device memory, set to LAPACK's INFO (0, or k > 0
  * as LAPACK defines it for the routine). Invalid arguments never reach a plugin. Unused
  * fields are zero. */
 typedef struct {
     gpushim_lapack_kind kind;
     gpushim_precision precision;
-    char uplo, trans, side, diag, jobz, jobu, jobvt;
+    char uplo, trans, side, diag, jobz, jobu, jobvt, range;
     int64_t m, n, k, nrhs;
+    int64_t itype, il, iu;
+    double vl, vu, rcond;
     void* a;
     int64_t lda;
     void* b;
@@ -114,10 +141,12 @@ typedef struct {
     int64_t* ipiv;
     void* tau;
     void* w;
+    void* wi;
     void* u;
     int64_t ldu;
     void* vt;
     int64_t ldvt;
+    int64_t* found;
     int* info;
 } gpushim_lapack_op;
 

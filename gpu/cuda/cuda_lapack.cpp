@@ -1,19 +1,22 @@
 // The LAPACK operations of the device interface, on cuSOLVER and cuBLAS.
 //
 // cuSOLVER's 64-bit generic API (cusolverDnX*) where it has the routine: POTRF, GETRF,
-// GETRS, POTRS, TRTRI, GEQRF, SYEVD, GESVD, so that dimensions, leading dimensions and
-// pivots above 2^31 pass through unchanged. Its legacy typed API where it has not:
-// ORGQR/UNGQR, ORMQR/UNMQR and POTRI take int sizes, and an operation whose sizes do not
-// fit is refused (kUnsupportedLapackSize), never truncated. TRTRS is cuBLAS's trsm (64-bit
-// API). GESV and POSV are their two steps; GETRI is GETRS on an identity.
+// GETRS, POTRS, TRTRI, GEQRF, SYEVD, GESVD, SYEVR (Xsyevdx), GEEV (Xgeev), so that
+// dimensions, leading dimensions and pivots above 2^31 pass through unchanged. Its legacy
+// typed API where it has not: ORGQR/UNGQR, ORMQR/UNMQR, POTRI and SYGVD/HEGVD take int
+// sizes, and an operation whose sizes do not fit is refused (kUnsupportedLapackSize), never
+// truncated. TRTRS is cuBLAS's trsm (64-bit API). GESV and POSV are their two steps; GETRI
+// is GETRS on an identity; GELS is Xgeqrf, ORMQR/UNMQR with Q^H and cuBLAS's trsm with R;
+// GELSD is Xgeqrf, ORMQR/UNMQR, Xgesvd of R and cuBLAS's gemm and dgmm.
 //
 // Pivots: cusolverDnXgetrf writes LAPACK's 1-based row interchanges ("row i is
 // interchanged with row ipiv(i)"); NVIDIA's Xgetrf sample prints Ipiv = 3 3 3 for
 // A = [1 2 3; 4 5 6; 7 8 10], which is what LAPACK's DGETRF returns (0-based would be
 // 2 2 2). They reach op.ipiv unconverted, and Xgetrs reads them back the same way.
 //
-// Nothing here waits for the device: every step is enqueued on the queue's stream, with
-// workspaces taken and given back in stream order.
+// Nothing here waits for the device but SYEVR (cusolverDnXsyevdx returns its count in host
+// memory) and GELSD (the rank is decided on the host from the singular values): every step
+// is enqueued on the queue's stream, with workspaces taken and given back in stream order.
 #include "gpu/cuda/cuda_lapack.h"
 
 #include <cuComplex.h>
@@ -49,8 +52,8 @@ int free_device_workspace(LapackState& state) {
     state.device_workspace_bytes = 0;
     // In stream order: work already enqueued that uses the block finishes first, and
     // nothing waits. cudaFree (no memory pools) waits for the whole device instead.
-    return status_from(state.pool != nullptr ? cudaFreeAsync(block, state.stream)
-                                             : cudaFree(block));
+    return runtime_status(state.pool != nullptr ? cudaFreeAsync(block, state.stream)
+                                                : cudaFree(block));
 }
 
 void free_host_block(void* block) {
@@ -65,11 +68,11 @@ int free_host_workspace(LapackState& state) {
     // cuSOLVER does not say whether work it enqueued still reads the host workspace, so
     // the block is freed in stream order; if that cannot be enqueued, once the stream
     // has drained.
-    const cudaError_t launched = cudaLaunchHostFunc(state.stream, free_host_block, block);
-    if (launched == cudaSuccess) return kSuccess;
-    cudaStreamSynchronize(state.stream);
+    const int launched = runtime_status(cudaLaunchHostFunc(state.stream, free_host_block, block));
+    if (launched == kSuccess) return kSuccess;
+    runtime_status(cudaStreamSynchronize(state.stream));  // reported or not, the wait is done
     std::free(block);
-    return status_from(launched);
+    return launched;
 }
 
 cudaError_t allocate_device(const LapackState& state, void** block, size_t bytes) {
@@ -87,16 +90,11 @@ int reserve_device_workspace(LapackState& state, size_t needed) {
     size_t bytes = preferred;
     cudaError_t error = allocate_device(state, &block, bytes);
     if (error == cudaErrorMemoryAllocation && preferred > needed) {
-        // Out of memory is not sticky; clear it so that no later check of the runtime's
-        // last error (cuSOLVER's, cuBLAS's) mistakes it for a failure of its own.
-        cudaGetLastError();
+        runtime_status(error);  // out of memory is not sticky: cleared, then a smaller try
         bytes = needed;
         error = allocate_device(state, &block, bytes);
     }
-    if (error != cudaSuccess) {
-        cudaGetLastError();
-        return status_from(error);
-    }
+    if (const int status = runtime_status(error)) return status;
     state.device_workspace = block;
     state.device_workspace_bytes = bytes;
     return kSuccess;
@@ -142,7 +140,7 @@ constexpr size_t kScratchBytes = 256;
 
 int reserve_workspaces(LapackState& state, size_t device_bytes, size_t host_bytes) {
     if (device_bytes > std::numeric_limits<size_t>::max() - kScratchBytes) {
-        return status_from(cudaErrorMemoryAllocation);
+        return kDeviceOutOfMemory;
     }
     if (const int status = reserve_device_workspace(state, kScratchBytes + device_bytes)) {
         return status;
@@ -172,13 +170,18 @@ struct Element<float> {
     static constexpr cudaDataType kType = CUDA_R_32F;
     static constexpr cudaDataType kRealType = CUDA_R_32F;
     static float one() { return 1.0f; }
+    static float from_real(float x) { return x; }
     static constexpr auto trsm = cublasStrsm_64;
+    static constexpr auto gemm = cublasSgemm_64;
+    static constexpr auto dgmm = cublasSdgmm_64;
     static constexpr auto orgqr_buffer_size = cusolverDnSorgqr_bufferSize;
     static constexpr auto orgqr = cusolverDnSorgqr;
     static constexpr auto ormqr_buffer_size = cusolverDnSormqr_bufferSize;
     static constexpr auto ormqr = cusolverDnSormqr;
     static constexpr auto potri_buffer_size = cusolverDnSpotri_bufferSize;
     static constexpr auto potri = cusolverDnSpotri;
+    static constexpr auto sygvd_buffer_size = cusolverDnSsygvd_bufferSize;
+    static constexpr auto sygvd = cusolverDnSsygvd;
 };
 
 template <>
@@ -188,13 +191,18 @@ struct Element<double> {
     static constexpr cudaDataType kType = CUDA_R_64F;
     static constexpr cudaDataType kRealType = CUDA_R_64F;
     static double one() { return 1.0; }
+    static double from_real(double x) { return x; }
     static constexpr auto trsm = cublasDtrsm_64;
+    static constexpr auto gemm = cublasDgemm_64;
+    static constexpr auto dgmm = cublasDdgmm_64;
     static constexpr auto orgqr_buffer_size = cusolverDnDorgqr_bufferSize;
     static constexpr auto orgqr = cusolverDnDorgqr;
     static constexpr auto ormqr_buffer_size = cusolverDnDormqr_bufferSize;
     static constexpr auto ormqr = cusolverDnDormqr;
     static constexpr auto potri_buffer_size = cusolverDnDpotri_bufferSize;
     static constexpr auto potri = cusolverDnDpotri;
+    static constexpr auto sygvd_buffer_size = cusolverDnDsygvd_bufferSize;
+    static constexpr auto sygvd = cusolverDnDsygvd;
 };
 
 template <>
@@ -204,13 +212,18 @@ struct Element<cuComplex> {
     static constexpr cudaDataType kType = CUDA_C_32F;
     static constexpr cudaDataType kRealType = CUDA_R_32F;
     static cuComplex one() { return make_cuComplex(1.0f, 0.0f); }
+    static cuComplex from_real(float x) { return make_cuComplex(x, 0.0f); }
     static constexpr auto trsm = cublasCtrsm_64;
+    static constexpr auto gemm = cublasCgemm_64;
+    static constexpr auto dgmm = cublasCdgmm_64;
     static constexpr auto orgqr_buffer_size = cusolverDnCungqr_bufferSize;
     static constexpr auto orgqr = cusolverDnCungqr;
     static constexpr auto ormqr_buffer_size = cusolverDnCunmqr_bufferSize;
     static constexpr auto ormqr = cusolverDnCunmqr;
     static constexpr auto potri_buffer_size = cusolverDnCpotri_bufferSize;
     static constexpr auto potri = cusolverDnCpotri;
+    static constexpr auto sygvd_buffer_size = cusolverDnChegvd_bufferSize;
+    static constexpr auto sygvd = cusolverDnChegvd;
 };
 
 template <>
@@ -220,13 +233,18 @@ struct Element<cuDoubleComplex> {
     static constexpr cudaDataType kType = CUDA_C_64F;
     static constexpr cudaDataType kRealType = CUDA_R_64F;
     static cuDoubleComplex one() { return make_cuDoubleComplex(1.0, 0.0); }
+    static cuDoubleComplex from_real(double x) { return make_cuDoubleComplex(x, 0.0); }
     static constexpr auto trsm = cublasZtrsm_64;
+    static constexpr auto gemm = cublasZgemm_64;
+    static constexpr auto dgmm = cublasZdgmm_64;
     static constexpr auto orgqr_buffer_size = cusolverDnZungqr_bufferSize;
     static constexpr auto orgqr = cusolverDnZungqr;
     static constexpr auto ormqr_buffer_size = cusolverDnZunmqr_bufferSize;
     static constexpr auto ormqr = cusolverDnZunmqr;
     static constexpr auto potri_buffer_size = cusolverDnZpotri_bufferSize;
     static constexpr auto potri = cusolverDnZpotri;
+    static constexpr auto sygvd_buffer_size = cusolverDnZhegvd_bufferSize;
+    static constexpr auto sygvd = cusolverDnZhegvd;
 };
 
 // ---- flags ----------------------------------------------------------------------------------
@@ -259,7 +277,9 @@ cusolverEigMode_t eigen_mode(char jobz) {
     return jobz == 'V' ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
 }
 
-// The legacy routines take int sizes.
+// The legacy routines take int sizes, and their *_bufferSize answer an int element count,
+// which for sizes that fit can still overflow (to a negative count): such an operation is
+// refused (kUnsupportedLapackSize), never run with a workspace smaller than it needs.
 bool fits_int(std::initializer_list<int64_t> sizes) {
     return std::all_of(sizes.begin(), sizes.end(),
                        [](int64_t size) { return size <= std::numeric_limits<int>::max(); });
@@ -342,7 +362,7 @@ int posv(const gpushim_lapack_op& op, LapackState& state) {
 template <class T>
 int fill_identity(void* matrix, size_t n, cudaStream_t stream) {
     using Real = typename Element<T>::Real;
-    if (const int status = status_from(cudaMemsetAsync(matrix, 0, n * n * sizeof(T), stream))) {
+    if (const int status = runtime_status(cudaMemsetAsync(matrix, 0, n * n * sizeof(T), stream))) {
         return status;
     }
     const Real one = 1;
@@ -350,7 +370,7 @@ int fill_identity(void* matrix, size_t n, cudaStream_t stream) {
     std::memcpy(bytes, &one, sizeof one);
     for (size_t i = 0; i < sizeof one; ++i) {
         if (bytes[i] == 0) continue;
-        if (const int status = status_from(cudaMemset2DAsync(
+        if (const int status = runtime_status(cudaMemset2DAsync(
                 static_cast<char*>(matrix) + i, (n + 1) * sizeof(T), bytes[i], 1, n, stream))) {
             return status;
         }
@@ -366,7 +386,7 @@ int getri(const gpushim_lapack_op& op, LapackState& state) {
     const size_t column_bytes = n * sizeof(T);
     if (n != 0 &&
         (column_bytes / sizeof(T) != n || n > std::numeric_limits<size_t>::max() / column_bytes)) {
-        return status_from(cudaErrorMemoryAllocation);
+        return kDeviceOutOfMemory;
     }
     if (const int status = reserve_workspaces(state, n * column_bytes, 0)) return status;
     void* const identity = work_area(state);
@@ -376,9 +396,9 @@ int getri(const gpushim_lapack_op& op, LapackState& state) {
         return status;
     }
     if (n == 0) return kSuccess;
-    return status_from(cudaMemcpy2DAsync(op.a, static_cast<size_t>(op.lda) * sizeof(T), identity,
-                                         column_bytes, column_bytes, n, cudaMemcpyDeviceToDevice,
-                                         state.stream));
+    return runtime_status(cudaMemcpy2DAsync(op.a, static_cast<size_t>(op.lda) * sizeof(T), identity,
+                                            column_bytes, column_bytes, n, cudaMemcpyDeviceToDevice,
+                                            state.stream));
 }
 
 // The inverse from POTRF's factor, in the uplo triangle (the other is left untouched).
@@ -392,7 +412,7 @@ int potri(const gpushim_lapack_op& op, LapackState& state) {
             Element<T>::potri_buffer_size(state.solver, fill(op.uplo), n, a, lda, &lwork))) {
         return status;
     }
-    lwork = std::max(lwork, 0);
+    if (lwork < 0) return kUnsupportedLapackSize;  // the int count overflowed
     if (const int status = reserve_workspaces(state, static_cast<size_t>(lwork) * sizeof(T), 0)) {
         return status;
     }
@@ -405,7 +425,7 @@ int potri(const gpushim_lapack_op& op, LapackState& state) {
 template <class T>
 int trtrs(const gpushim_lapack_op& op, LapackState& state) {
     if (state.blas == nullptr) return kInvalidLapackOperation;
-    if (const int status = status_from(cudaMemsetAsync(op.info, 0, sizeof(int), state.stream))) {
+    if (const int status = runtime_status(cudaMemsetAsync(op.info, 0, sizeof(int), state.stream))) {
         return status;
     }
     const T one = Element<T>::one();  // read at the call (the handle's pointer mode is host)
@@ -460,7 +480,7 @@ int orgqr(const gpushim_lapack_op& op, LapackState& state) {
             Element<T>::orgqr_buffer_size(state.solver, m, n, k, a, lda, tau, &lwork))) {
         return status;
     }
-    lwork = std::max(lwork, 0);
+    if (lwork < 0) return kUnsupportedLapackSize;  // the int count overflowed
     if (const int status = reserve_workspaces(state, static_cast<size_t>(lwork) * sizeof(T), 0)) {
         return status;
     }
@@ -483,7 +503,7 @@ int ormqr(const gpushim_lapack_op& op, LapackState& state) {
             state.solver, from, trans, m, n, k, a, lda, tau, c, ldc, &lwork))) {
         return status;
     }
-    lwork = std::max(lwork, 0);
+    if (lwork < 0) return kUnsupportedLapackSize;  // the int count overflowed
     if (const int status = reserve_workspaces(state, static_cast<size_t>(lwork) * sizeof(T), 0)) {
         return status;
     }
@@ -536,6 +556,462 @@ int gesvd(const gpushim_lapack_op& op, LapackState& state) {
                                         state.host_workspace, host_bytes, op.info));
 }
 
+// ---- SYEVR, SYGVD, GEEV, GELS ------------------------------------------------------------------
+
+// Reserves the workspaces for a routine that also needs an array of the plugin's own in
+// device memory (`own_bytes`, at the start of the work area, rounded up to 256 bytes so that
+// the routine's area stays aligned). `query(own, &device_bytes, &host_bytes)` asks the
+// routine what it needs, given where that array lies; the sizes it returns are what the
+// routine must be given. A reservation that moves the work area asks again (the sizes do not
+// depend on the addresses, but the query is given the true ones).
+template <class Query>
+int reserve_with_own_array(LapackState& state, size_t own_bytes, size_t* device_bytes,
+                           size_t* host_bytes, Query query) {
+    constexpr size_t kAlign = 256;
+    if (own_bytes > std::numeric_limits<size_t>::max() - kAlign) {
+        return kDeviceOutOfMemory;
+    }
+    const size_t own = (own_bytes + kAlign - 1) / kAlign * kAlign;
+    size_t want_device = 0;
+    size_t want_host = 0;
+    for (int round = 0; round < 4; ++round) {
+        if (want_device > std::numeric_limits<size_t>::max() - own) {
+            return kDeviceOutOfMemory;
+        }
+        if (const int status = reserve_workspaces(state, own + want_device, want_host)) {
+            return status;
+        }
+        size_t asked_device = 0;
+        size_t asked_host = 0;
+        if (const int status = query(work_area(state), &asked_device, &asked_host)) return status;
+        if (kScratchBytes + own + asked_device <= state.device_workspace_bytes &&
+            asked_host <= state.host_workspace_bytes) {
+            *device_bytes = asked_device;
+            *host_bytes = asked_host;
+            return kSuccess;
+        }
+        want_device = std::max(want_device, asked_device);
+        want_host = std::max(want_host, asked_host);
+    }
+    return kDeviceOutOfMemory;  // a query that keeps growing: never seen
+}
+
+// Where the routine's own area begins after an array of `own_bytes` (as reserved above).
+void* after_own_array(const LapackState& state, size_t own_bytes) {
+    constexpr size_t kAlign = 256;
+    return static_cast<char*>(work_area(state)) + (own_bytes + kAlign - 1) / kAlign * kAlign;
+}
+
+cusolverEigRange_t eigen_range(char range) {
+    return range == 'V' ? CUSOLVER_EIG_RANGE_V
+                        : (range == 'I' ? CUSOLVER_EIG_RANGE_I : CUSOLVER_EIG_RANGE_ALL);
+}
+
+// SYEVR on cusolverDnXsyevdx. Its W is an array of n (the op's w may hold only the m
+// eigenvalues found), so the eigenvalues land in an array of the plugin's own and their first
+// m go to w; the eigenvectors, which Xsyevdx leaves in the first m columns of a, go to u
+// (honouring ldu). vl and vu are host values of W's type. Xsyevdx returns m in host memory
+// (state.found) by the time it returns; it reaches op.found by an asynchronous copy from
+// there ("API synchronization behavior": a pageable source is copied to staging memory
+// before cudaMemcpyAsync returns, so the next SYEVR on the queue may overwrite it). For
+// ranges 'A' and 'I' the count is known beforehand (n, iu - il + 1: cuSOLVER documents
+// h_meig as exactly that) and is what the copies use; only 'V' depends on h_meig.
+template <class T>
+int syevr(const gpushim_lapack_op& op, LapackState& state) {
+    using Real = typename Element<T>::Real;
+    constexpr cudaDataType type = Element<T>::kType;
+    constexpr cudaDataType real_type = Element<T>::kRealType;
+    const size_t n = static_cast<size_t>(op.n);
+    if (n > std::numeric_limits<size_t>::max() / sizeof(Real)) {
+        return kDeviceOutOfMemory;
+    }
+    const size_t w_bytes = std::max<size_t>(1, n) * sizeof(Real);
+    Real vl = static_cast<Real>(op.vl);
+    Real vu = static_cast<Real>(op.vu);
+    const int64_t il = op.range == 'I' ? op.il : 1;
+    const int64_t iu = op.range == 'I' ? op.iu : op.n;
+    const cusolverEigMode_t jobz = eigen_mode(op.jobz);
+    const cusolverEigRange_t range = eigen_range(op.range);
+    size_t device_bytes = 0;
+    size_t host_bytes = 0;
+    if (const int status = reserve_with_own_array(
+            state, w_bytes, &device_bytes, &host_bytes, [&](void* w, size_t* device, size_t* host) {
+                return status_from(cusolverDnXsyevdx_bufferSize(
+                    state.solver, state.params, jobz, range, fill(op.uplo), op.n, type, op.a,
+                    op.lda, &vl, &vu, il, iu, &state.found, real_type, w, type, device, host));
+            })) {
+        return status;
+    }
+    void* const w = work_area(state);
+    state.found = 0;
+    if (const int status = status_from(cusolverDnXsyevdx(
+            state.solver, state.params, jobz, range, fill(op.uplo), op.n, type, op.a, op.lda, &vl,
+            &vu, il, iu, &state.found, real_type, w, type, after_own_array(state, w_bytes),
+            device_bytes, state.host_workspace, host_bytes, op.info))) {
+        return status;
+    }
+    int64_t m = op.range == 'A' ? op.n : (op.range == 'I' ? op.iu - op.il + 1 : state.found);
+    m = std::clamp<int64_t>(m, 0, op.n);
+    if (op.range != 'V') state.found = m;
+    if (const int status = runtime_status(cudaMemcpyAsync(op.found, &state.found, sizeof(int64_t),
+                                                          cudaMemcpyHostToDevice, state.stream))) {
+        return status;
+    }
+    if (m == 0) return kSuccess;
+    const size_t columns = static_cast<size_t>(m);
+    if (const int status = runtime_status(cudaMemcpyAsync(
+            op.w, w, columns * sizeof(Real), cudaMemcpyDeviceToDevice, state.stream))) {
+        return status;
+    }
+    if (op.jobz != 'V') return kSuccess;
+    return runtime_status(cudaMemcpy2DAsync(op.u, static_cast<size_t>(op.ldu) * sizeof(T), op.a,
+                                            static_cast<size_t>(op.lda) * sizeof(T), n * sizeof(T),
+                                            columns, cudaMemcpyDeviceToDevice, state.stream));
+}
+
+// SYGVD/HEGVD on the legacy API (int sizes). INFO as LAPACK's: > n when B is not positive
+// definite.
+template <class T>
+int sygvd(const gpushim_lapack_op& op, LapackState& state) {
+    using Real = typename Element<T>::Real;
+    if (!fits_int({op.n, op.lda, op.ldb})) return kUnsupportedLapackSize;
+    const int n = static_cast<int>(op.n), lda = static_cast<int>(op.lda),
+              ldb = static_cast<int>(op.ldb);
+    const auto itype = static_cast<cusolverEigType_t>(op.itype);
+    auto* const a = static_cast<T*>(op.a);
+    auto* const b = static_cast<T*>(op.b);
+    auto* const w = static_cast<Real*>(op.w);
+    int lwork = 0;
+    if (const int status = status_from(
+            Element<T>::sygvd_buffer_size(state.solver, itype, eigen_mode(op.jobz), fill(op.uplo),
+                                          n, a, lda, b, ldb, w, &lwork))) {
+        return status;
+    }
+    if (lwork < 0) return kUnsupportedLapackSize;  // the int count overflowed
+    if (const int status = reserve_workspaces(state, static_cast<size_t>(lwork) * sizeof(T), 0)) {
+        return status;
+    }
+    return status_from(Element<T>::sygvd(state.solver, itype, eigen_mode(op.jobz), fill(op.uplo), n,
+                                         a, lda, b, ldb, w, static_cast<T*>(work_area(state)),
+                                         lwork, op.info));
+}
+
+// GEEV on cusolverDnXgeev, right eigenvectors only (cuSOLVER computes no left ones). A real
+// matrix with a real W gives LAPACK's WR and WI as one array of 2n (real parts, then
+// imaginary parts) and VR in LAPACK's real convention for conjugate pairs. Where the op's wi
+// is w + n that array is the op's own; otherwise it is the plugin's, copied to w and wi.
+template <class T>
+int geev(const gpushim_lapack_op& op, LapackState& state) {
+    using Real = typename Element<T>::Real;
+    constexpr cudaDataType type = Element<T>::kType;
+    const size_t n = static_cast<size_t>(op.n);
+    const bool split = !Element<T>::kComplex && op.wi != static_cast<Real*>(op.w) + op.n;
+    if (n > std::numeric_limits<size_t>::max() / (2 * sizeof(Real))) {
+        return kDeviceOutOfMemory;
+    }
+    const size_t own_bytes = split ? std::max<size_t>(1, 2 * n) * sizeof(Real) : 0;
+    const cusolverEigMode_t jobvr = eigen_mode(op.jobz);
+    const int64_t ldvr = op.jobz == 'V' ? op.ldu : std::max<int64_t>(1, op.n);
+    size_t device_bytes = 0;
+    size_t host_bytes = 0;
+    const auto w_of = [&](void* own) { return split ? own : op.w; };
+    if (const int status =
+            reserve_with_own_array(state, own_bytes, &device_bytes, &host_bytes,
+                                   [&](void* own, size_t* device, size_t* host) {
+                                       return status_from(cusolverDnXgeev_bufferSize(
+                                           state.solver, state.params, CUSOLVER_EIG_MODE_NOVECTOR,
+                                           jobvr, op.n, type, op.a, op.lda, type, w_of(own), type,
+                                           nullptr, 1, type, op.u, ldvr, type, device, host));
+                                   })) {
+        return status;
+    }
+    void* const w = w_of(work_area(state));
+    if (const int status = status_from(cusolverDnXgeev(
+            state.solver, state.params, CUSOLVER_EIG_MODE_NOVECTOR, jobvr, op.n, type, op.a, op.lda,
+            type, w, type, nullptr, 1, type, op.u, ldvr, type, after_own_array(state, own_bytes),
+            device_bytes, state.host_workspace, host_bytes, op.info))) {
+        return status;
+    }
+    if (!split || n == 0) return kSuccess;
+    if (const int status = runtime_status(
+            cudaMemcpyAsync(op.w, w, n * sizeof(Real), cudaMemcpyDeviceToDevice, state.stream))) {
+        return status;
+    }
+    return runtime_status(cudaMemcpyAsync(op.wi, static_cast<Real*>(w) + n, n * sizeof(Real),
+                                          cudaMemcpyDeviceToDevice, state.stream));
+}
+
+// GELS ('N', m >= n) in three steps: A = Q R (Xgeqrf, with tau in an array of the plugin's
+// own; its INFO, 0 for valid arguments, goes to op.info), B := Q^H B (ORMQR/UNMQR, legacy
+// API, INFO to the scratch area), then R X = B on the first n rows (cuBLAS trsm). Rows n+1..m
+// of B keep the components of Q^H B that make up the residual. The interface guarantees
+// full rank (the caller checks R's diagonal), so INFO stays 0. As LAPACK, with
+// min(m, n, nrhs) = 0 nothing is factored and B (m x nrhs) is set to zero.
+template <class T>
+int gels(const gpushim_lapack_op& op, LapackState& state) {
+    if (state.blas == nullptr) return kInvalidLapackOperation;
+    if (!fits_int({op.m, op.n, op.nrhs, op.lda, op.ldb})) return kUnsupportedLapackSize;
+    if (op.n == 0 || op.nrhs == 0) {
+        if (const int status =
+                runtime_status(cudaMemsetAsync(op.info, 0, sizeof(int), state.stream))) {
+            return status;
+        }
+        if (op.m == 0 || op.nrhs == 0) return kSuccess;
+        return runtime_status(cudaMemset2DAsync(op.b, static_cast<size_t>(op.ldb) * sizeof(T), 0,
+                                                static_cast<size_t>(op.m) * sizeof(T),
+                                                static_cast<size_t>(op.nrhs), state.stream));
+    }
+    constexpr cudaDataType type = Element<T>::kType;
+    const int m = static_cast<int>(op.m), n = static_cast<int>(op.n),
+              nrhs = static_cast<int>(op.nrhs), lda = static_cast<int>(op.lda),
+              ldb = static_cast<int>(op.ldb);
+    auto* const a = static_cast<T*>(op.a);
+    auto* const b = static_cast<T*>(op.b);
+    const cublasOperation_t adjoint = operation<T>('C');  // CUBLAS_OP_T for a real matrix
+    const size_t tau_bytes = static_cast<size_t>(n) * sizeof(T);
+    size_t geqrf_device = 0;
+    size_t geqrf_host = 0;
+    int ormqr_lwork = 0;
+    size_t device_bytes = 0;
+    size_t host_bytes = 0;
+    if (const int status = reserve_with_own_array(
+            state, tau_bytes, &device_bytes, &host_bytes,
+            [&](void* tau, size_t* device, size_t* host) -> int {
+                if (const int s = status_from(cusolverDnXgeqrf_bufferSize(
+                        state.solver, state.params, op.m, op.n, type, op.a, op.lda, type, tau, type,
+                        &geqrf_device, &geqrf_host))) {
+                    return s;
+                }
+                if (const int s = status_from(Element<T>::ormqr_buffer_size(
+                        state.solver, CUBLAS_SIDE_LEFT, adjoint, m, nrhs, n, a, lda,
+                        static_cast<const T*>(tau), b, ldb, &ormqr_lwork))) {
+                    return s;
+                }
+                if (ormqr_lwork < 0) return kUnsupportedLapackSize;
+                *device = std::max(geqrf_device, static_cast<size_t>(ormqr_lwork) * sizeof(T));
+                *host = geqrf_host;
+                return kSuccess;
+            })) {
+        return status;
+    }
+    auto* const tau = static_cast<T*>(work_area(state));
+    void* const area = after_own_array(state, tau_bytes);
+    if (const int status = status_from(cusolverDnXgeqrf(
+            state.solver, state.params, op.m, op.n, type, op.a, op.lda, type, tau, type, area,
+            geqrf_device, state.host_workspace, geqrf_host, op.info))) {
+        return status;
+    }
+    if (const int status = status_from(
+            Element<T>::ormqr(state.solver, CUBLAS_SIDE_LEFT, adjoint, m, nrhs, n, a, lda, tau, b,
+                              ldb, static_cast<T*>(area), ormqr_lwork, scratch_info(state)))) {
+        return status;
+    }
+    const T one = Element<T>::one();  // read at the call (the handle's pointer mode is host)
+    return status_from(Element<T>::trsm(state.blas, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER,
+                                        CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, op.n, op.nrhs, &one, a,
+                                        op.lda, b, op.ldb));
+}
+
+// Byte counts of the arrays GELSD lays out, each rounded up to kOwnAlign so that every
+// array after it stays as aligned as the allocation; false where a count overflows.
+constexpr size_t kOwnAlign = 256;
+
+bool add_array(size_t* total, size_t elements, size_t element_bytes, size_t* offset) {
+    if (element_bytes != 0 && elements > std::numeric_limits<size_t>::max() / element_bytes) {
+        return false;
+    }
+    const size_t bytes = elements * element_bytes;
+    if (bytes > std::numeric_limits<size_t>::max() - kOwnAlign) return false;
+    const size_t rounded = (bytes + kOwnAlign - 1) / kOwnAlign * kOwnAlign;
+    if (*total > std::numeric_limits<size_t>::max() - rounded) return false;
+    *offset = *total;
+    *total += rounded;
+    return true;
+}
+
+// The threshold below which (inclusive) xLALSD takes a singular value as zero: rcond s(1),
+// with xLAMCH('Epsilon') (half the spacing of 1, for rounding arithmetic) in place of an
+// rcond <= 0 or >= 1, as xLALSD sets RCND.
+template <class Real>
+Real gelsd_threshold(double rcond, Real largest) {
+    const Real eps = std::numeric_limits<Real>::epsilon() / 2;
+    const Real relative = rcond <= 0 || rcond >= 1 ? eps : static_cast<Real>(rcond);
+    return relative * largest;
+}
+
+// GELSD (m >= n), the minimum-norm least-squares solution, in the steps of LAPACK's
+// xGELSD for m much larger than n:
+//   A = Q R      Xgeqrf, tau in an array of the plugin's own; INFO (0) to the scratch area;
+//   B := Q^H B   ORMQR/UNMQR (legacy API, int sizes), INFO to the scratch area; rows n+1..m
+//                of B are left as they are: with full rank, the residual's components;
+//   R = U S V^H  Xgesvd (jobs 'S', 'S') of R's n x n upper triangle, copied to a zeroed
+//                matrix of the plugin's own; S to op.w; its INFO (> 0: no convergence) to
+//                op.info, the only INFO the caller sees;
+//   rank         S is copied to the host and the stream waited for (as Xsyevdx waits for
+//                its own count): rank = the number of s(i) above gelsd_threshold(); it
+//                reaches op.found from state.found by an asynchronous copy;
+//   X            V diag(1/s(1..rank), 0 beyond) U^H (Q^H B)(1:n, :) on b's first n rows,
+//                with cuBLAS: W = U(:, 1:rank)^H B(1:n, :) (gemm), diag(1/s) VT(1:rank, :)
+//                (dgmm, into R's array), then X = (diag(1/s) VT(1:rank, :))^H W (gemm).
+// As LAPACK, with n = 0 the rank is 0 and B is left alone.
+template <class T>
+int gelsd(const gpushim_lapack_op& op, LapackState& state) {
+    using Real = typename Element<T>::Real;
+    if (state.blas == nullptr) return kInvalidLapackOperation;
+    if (!fits_int({op.m, op.n, op.nrhs, op.lda, op.ldb})) return kUnsupportedLapackSize;
+    if (op.n == 0) {
+        state.found = 0;
+        if (const int status = runtime_status(cudaMemcpyAsync(
+                op.found, &state.found, sizeof(int64_t), cudaMemcpyHostToDevice, state.stream))) {
+            return status;
+        }
+        return runtime_status(cudaMemsetAsync(op.info, 0, sizeof(int), state.stream));
+    }
+    constexpr cudaDataType type = Element<T>::kType;
+    constexpr cudaDataType real_type = Element<T>::kRealType;
+    const int m = static_cast<int>(op.m), n = static_cast<int>(op.n),
+              nrhs = static_cast<int>(op.nrhs), lda = static_cast<int>(op.lda),
+              ldb = static_cast<int>(op.ldb);
+    const size_t order = static_cast<size_t>(op.n);  // below 2^31: order * order fits
+    auto* const a = static_cast<T*>(op.a);
+    auto* const b = static_cast<T*>(op.b);
+    const cublasOperation_t adjoint = operation<T>('C');  // CUBLAS_OP_T for a real matrix
+    // The plugin's arrays: tau (n), R and VT (n x n each, leading dimension n), U (n x n),
+    // W (n x nrhs), the scaling 1/s (n); on the host, S (n reals), then the scaling (n).
+    size_t own_bytes = 0, tau_at = 0, r_at = 0, u_at = 0, vt_at = 0, w_at = 0, scale_at = 0;
+    if (!add_array(&own_bytes, order, sizeof(T), &tau_at) ||
+        !add_array(&own_bytes, order * order, sizeof(T), &r_at) ||
+        !add_array(&own_bytes, order * order, sizeof(T), &u_at) ||
+        !add_array(&own_bytes, order * order, sizeof(T), &vt_at) ||
+        !add_array(&own_bytes, order * static_cast<size_t>(nrhs), sizeof(T), &w_at) ||
+        !add_array(&own_bytes, order, sizeof(T), &scale_at)) {
+        return kDeviceOutOfMemory;
+    }
+    const size_t host_scale_at = (order * sizeof(Real) + alignof(T) - 1) / alignof(T) * alignof(T);
+    const size_t host_own = host_scale_at + order * sizeof(T);  // n < 2^31: no overflow
+    const auto at = [](void* base, size_t offset) { return static_cast<char*>(base) + offset; };
+    size_t geqrf_device = 0, geqrf_host = 0, gesvd_device = 0, gesvd_host = 0;
+    int ormqr_lwork = 0;
+    size_t device_bytes = 0;
+    size_t host_bytes = 0;
+    const signed char job = 'S';
+    if (const int status = reserve_with_own_array(
+            state, own_bytes, &device_bytes, &host_bytes,
+            [&](void* own, size_t* device, size_t* host) -> int {
+                auto* const tau = reinterpret_cast<T*>(at(own, tau_at));
+                if (const int s = status_from(cusolverDnXgeqrf_bufferSize(
+                        state.solver, state.params, op.m, op.n, type, op.a, op.lda, type, tau, type,
+                        &geqrf_device, &geqrf_host))) {
+                    return s;
+                }
+                ormqr_lwork = 0;
+                if (nrhs > 0) {
+                    if (const int s = status_from(Element<T>::ormqr_buffer_size(
+                            state.solver, CUBLAS_SIDE_LEFT, adjoint, m, nrhs, n, a, lda, tau, b,
+                            ldb, &ormqr_lwork))) {
+                        return s;
+                    }
+                    if (ormqr_lwork < 0) return kUnsupportedLapackSize;  // the count overflowed
+                }
+                if (const int s = status_from(cusolverDnXgesvd_bufferSize(
+                        state.solver, state.params, job, job, op.n, op.n, type, at(own, r_at), op.n,
+                        real_type, op.w, type, at(own, u_at), op.n, type, at(own, vt_at), op.n,
+                        type, &gesvd_device, &gesvd_host))) {
+                    return s;
+                }
+                *device = std::max(
+                    {geqrf_device, static_cast<size_t>(ormqr_lwork) * sizeof(T), gesvd_device});
+                *host = std::max({geqrf_host, gesvd_host, host_own});
+                return kSuccess;
+            })) {
+        return status;
+    }
+    void* const own = work_area(state);
+    auto* const tau = reinterpret_cast<T*>(at(own, tau_at));
+    auto* const r = reinterpret_cast<T*>(at(own, r_at));
+    auto* const u = reinterpret_cast<T*>(at(own, u_at));
+    auto* const vt = reinterpret_cast<T*>(at(own, vt_at));
+    auto* const w = reinterpret_cast<T*>(at(own, w_at));
+    auto* const scale = reinterpret_cast<T*>(at(own, scale_at));
+    void* const area = after_own_array(state, own_bytes);
+    if (const int status = status_from(cusolverDnXgeqrf(
+            state.solver, state.params, op.m, op.n, type, op.a, op.lda, type, tau, type, area,
+            geqrf_device, state.host_workspace, geqrf_host, scratch_info(state)))) {
+        return status;
+    }
+    if (nrhs > 0) {
+        if (const int status = status_from(Element<T>::ormqr(
+                state.solver, CUBLAS_SIDE_LEFT, adjoint, m, nrhs, n, a, lda, tau, b, ldb,
+                static_cast<T*>(area), ormqr_lwork, scratch_info(state)))) {
+            return status;
+        }
+    }
+    // R: its upper triangle, column by column, over zeros (the reflectors below the diagonal
+    // must not reach the SVD).
+    if (const int status =
+            runtime_status(cudaMemsetAsync(r, 0, order * order * sizeof(T), state.stream))) {
+        return status;
+    }
+    for (size_t j = 0; j < order; ++j) {
+        if (const int status = runtime_status(
+                cudaMemcpyAsync(r + j * order, a + j * static_cast<size_t>(op.lda),
+                                (j + 1) * sizeof(T), cudaMemcpyDeviceToDevice, state.stream))) {
+            return status;
+        }
+    }
+    if (const int status = status_from(
+            cusolverDnXgesvd(state.solver, state.params, job, job, op.n, op.n, type, r, op.n,
+                             real_type, op.w, type, u, op.n, type, vt, op.n, type, area,
+                             gesvd_device, state.host_workspace, gesvd_host, op.info))) {
+        return status;
+    }
+    // The singular values on the host; once the stream has drained, the host workspace is
+    // the plugin's again.
+    auto* const values = static_cast<Real*>(state.host_workspace);
+    if (const int status = runtime_status(cudaMemcpyAsync(values, op.w, order * sizeof(Real),
+                                                          cudaMemcpyDeviceToHost, state.stream))) {
+        return status;
+    }
+    if (const int status = runtime_status(cudaStreamSynchronize(state.stream))) return status;
+    const Real threshold = gelsd_threshold(op.rcond, values[0]);
+    int64_t rank = 0;
+    while (rank < op.n && values[rank] > threshold) ++rank;
+    state.found = rank;
+    if (const int status = runtime_status(cudaMemcpyAsync(op.found, &state.found, sizeof(int64_t),
+                                                          cudaMemcpyHostToDevice, state.stream))) {
+        return status;
+    }
+    if (nrhs == 0) return kSuccess;
+    if (rank == 0) {  // X = 0
+        return runtime_status(cudaMemset2DAsync(op.b, static_cast<size_t>(op.ldb) * sizeof(T), 0,
+                                                order * sizeof(T), static_cast<size_t>(nrhs),
+                                                state.stream));
+    }
+    // A pageable source: copied to staging memory before cudaMemcpyAsync returns, so the
+    // host workspace may be reused at once.
+    auto* const inverse =
+        reinterpret_cast<T*>(static_cast<char*>(state.host_workspace) + host_scale_at);
+    for (int64_t i = 0; i < rank; ++i) inverse[i] = Element<T>::from_real(Real(1) / values[i]);
+    if (const int status =
+            runtime_status(cudaMemcpyAsync(scale, inverse, static_cast<size_t>(rank) * sizeof(T),
+                                           cudaMemcpyHostToDevice, state.stream))) {
+        return status;
+    }
+    const T one = Element<T>::one();  // read at the call (the handle's pointer mode is host)
+    const T zero = Element<T>::from_real(0);
+    if (const int status =
+            status_from(Element<T>::gemm(state.blas, adjoint, CUBLAS_OP_N, rank, op.nrhs, op.n,
+                                         &one, u, op.n, b, op.ldb, &zero, w, op.n))) {
+        return status;
+    }
+    if (const int status = status_from(Element<T>::dgmm(state.blas, CUBLAS_SIDE_LEFT, rank, op.n,
+                                                        vt, op.n, scale, 1, r, op.n))) {
+        return status;
+    }
+    return status_from(Element<T>::gemm(state.blas, adjoint, CUBLAS_OP_N, op.n, op.nrhs, rank, &one,
+                                        r, op.n, w, op.n, &zero, b, op.ldb));
+}
+
 // ---- dispatch -------------------------------------------------------------------------------
 
 template <class T>
@@ -571,6 +1047,16 @@ int enqueue(const gpushim_lapack_op& op, LapackState& state) {
             return syevd<T>(op, state);
         case GPUSHIM_GESVD:
             return gesvd<T>(op, state);
+        case GPUSHIM_SYEVR:
+            return syevr<T>(op, state);
+        case GPUSHIM_SYGVD:
+            return sygvd<T>(op, state);
+        case GPUSHIM_GEEV:
+            return geev<T>(op, state);
+        case GPUSHIM_GELS:
+            return gels<T>(op, state);
+        case GPUSHIM_GELSD:
+            return gelsd<T>(op, state);
     }
     return kInvalidLapackOperation;
 }
@@ -622,6 +1108,29 @@ bool operation_valid(const gpushim_lapack_op& op) {
                    !(op.jobu == 'O' && op.jobvt == 'O') && op.m >= op.n && op.w != nullptr &&
                    (op.u != nullptr || !one_of(op.jobu, "AS")) &&
                    (op.vt != nullptr || !one_of(op.jobvt, "AS"));
+        case GPUSHIM_SYEVR: {
+            // LAPACK's ranges: vl < vu; 1 <= il <= iu <= n, or il = 1 and iu = 0 when n = 0.
+            const bool range =
+                (op.range == 'A') || (op.range == 'V' && op.vl < op.vu) ||
+                (op.range == 'I' && (op.n == 0 ? op.il == 1 && op.iu == 0
+                                               : 1 <= op.il && op.il <= op.iu && op.iu <= op.n));
+            return uplo && one_of(op.jobz, "NV") && range && op.w != nullptr &&
+                   op.found != nullptr && (op.jobz == 'N' || op.u != nullptr);
+        }
+        case GPUSHIM_SYGVD:
+            return uplo && one_of(op.jobz, "NV") && op.itype >= 1 && op.itype <= 3 &&
+                   op.b != nullptr && op.w != nullptr;
+        case GPUSHIM_GEEV: {
+            const bool real = op.precision == GPUSHIM_PREC_S || op.precision == GPUSHIM_PREC_D;
+            return one_of(op.jobz, "NV") && op.w != nullptr && (!real || op.wi != nullptr) &&
+                   (op.jobz == 'N' || op.u != nullptr);
+        }
+        case GPUSHIM_GELS:
+            // Only the overdetermined (or square) problem without transposition.
+            return op.trans == 'N' && op.m >= op.n && op.b != nullptr;
+        case GPUSHIM_GELSD:
+            // cuSOLVER's gesvd computes only m >= n; rank and singular values are outputs.
+            return op.m >= op.n && op.b != nullptr && op.w != nullptr && op.found != nullptr;
     }
     return false;
 }

@@ -6,6 +6,7 @@
 #include <cusolverDn.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "gpu/device_interface.h"
 
@@ -31,6 +32,10 @@ struct LapackState {
     size_t device_workspace_bytes = 0;
     void* host_workspace = nullptr;
     size_t host_workspace_bytes = 0;
+    // SYEVR's eigenvalue count (cusolverDnXsyevdx returns it in host memory) and GELSD's
+    // rank (decided on the host): each reaches the op's device int64 by an asynchronous
+    // copy from here, which outlives the call (a local would not).
+    int64_t found = 0;
 };
 
 // Enqueues `op` on state.stream and returns a plugin status (see cuda_status.h); it does

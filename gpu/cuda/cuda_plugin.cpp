@@ -51,32 +51,32 @@ void log_debug(const char* message) {
 template <typename Call>
 int on_plugin_device(Call call) {
     int previous = 0;
-    if (const int status = status_from(cudaGetDevice(&previous))) return status;
+    if (const int status = runtime_status(cudaGetDevice(&previous))) return status;
     if (previous == plugin.device) return call();
-    if (const int status = status_from(cudaSetDevice(plugin.device))) return status;
+    if (const int status = runtime_status(cudaSetDevice(plugin.device))) return status;
     const int status = call();
-    cudaSetDevice(previous);
+    runtime_status(cudaSetDevice(previous));  // the call's status is the one to report
     return status;
 }
 
 int init(const gpushim_host_services* services) {
     plugin.services = services;
     int device_count = 0;
-    if (const int status = status_from(cudaGetDeviceCount(&device_count))) return status;
+    if (const int status = runtime_status(cudaGetDeviceCount(&device_count))) return status;
     if (device_count == 0) return kNoDevice;
-    if (const int status = status_from(cudaGetDevice(&plugin.device))) return status;
+    if (const int status = runtime_status(cudaGetDevice(&plugin.device))) return status;
     // Creating the context now makes a device that cannot be used (prohibited or
     // exclusively held compute mode) fail here rather than in the first offloaded call.
-    if (const int status = status_from(cudaInitDevice(plugin.device, 0, 0))) return status;
+    if (const int status = runtime_status(cudaInitDevice(plugin.device, 0, 0))) return status;
 
     cudaDeviceProp properties{};
-    if (const int status = status_from(cudaGetDeviceProperties(&properties, plugin.device))) {
+    if (const int status = runtime_status(cudaGetDeviceProperties(&properties, plugin.device))) {
         return status;
     }
     int driver_version = 0;
-    if (const int status = status_from(cudaDriverGetVersion(&driver_version))) return status;
+    if (const int status = runtime_status(cudaDriverGetVersion(&driver_version))) return status;
     int memory_pools = 0;
-    if (const int status = status_from(cudaDeviceGetAttribute(
+    if (const int status = runtime_status(cudaDeviceGetAttribute(
             &memory_pools, cudaDevAttrMemoryPoolsSupported, plugin.device))) {
         return status;
     }
@@ -84,7 +84,7 @@ int init(const gpushim_host_services* services) {
     // pool current for its own allocations.
     if (memory_pools != 0) {
         if (const int status =
-                status_from(cudaDeviceGetDefaultMemPool(&plugin.memory_pool, plugin.device))) {
+                runtime_status(cudaDeviceGetDefaultMemPool(&plugin.memory_pool, plugin.device))) {
             return status;
         }
     }
@@ -180,35 +180,39 @@ const char* describe_error(int status) {
             return "the CUDA plugin got a BLAS operation with an unknown kind, precision or flag";
         case kInvalidLapackOperation:
             return "the CUDA plugin got a LAPACK operation it cannot run: an unknown kind, "
-                   "precision or flag, a null pointer the kind needs (a, b, ipiv, tau, w, u, "
-                   "vt, info), or a GESVD with m < n or both jobs 'O'";
+                   "precision, flag or range, a null pointer the kind needs (a, b, ipiv, tau, "
+                   "w, wi, u, vt, found, info), a GESVD, GELS or GELSD with m < n, a GESVD with "
+                   "both jobs 'O', or a GELS with trans other than 'N'";
         case kUnsupportedLapackSize:
-            return "the CUDA plugin got a LAPACK operation whose sizes exceed the 32-bit int of "
-                   "the cuSOLVER routine it needs (ORGQR, ORMQR, POTRI)";
+            return "the CUDA plugin got a LAPACK operation whose sizes, or the workspace they "
+                   "need, exceed the 32-bit int of a cuSOLVER routine it runs on (the legacy "
+                   "API's: ORGQR/UNGQR, ORMQR/UNMQR, POTRI, SYGVD/HEGVD, and the ORMQR step of "
+                   "GELS and GELSD)";
     }
     return "unknown CUDA plugin status";
 }
 
 int memory_info(size_t* free_bytes, size_t* total_bytes) {
-    return on_plugin_device([&] { return status_from(cudaMemGetInfo(free_bytes, total_bytes)); });
+    return on_plugin_device(
+        [&] { return runtime_status(cudaMemGetInfo(free_bytes, total_bytes)); });
 }
 
 int device_alloc(void** dev_ptr, size_t bytes) {
-    return on_plugin_device([&] { return status_from(cudaMalloc(dev_ptr, bytes)); });
+    return on_plugin_device([&] { return runtime_status(cudaMalloc(dev_ptr, bytes)); });
 }
 
 int device_free(void* dev_ptr) {
-    return on_plugin_device([&] { return status_from(cudaFree(dev_ptr)); });
+    return on_plugin_device([&] { return runtime_status(cudaFree(dev_ptr)); });
 }
 
 int pinned_alloc(void** host_ptr, size_t bytes) {
     // Portable: a staging buffer must stay pinned whatever context copies through it.
     return on_plugin_device(
-        [&] { return status_from(cudaHostAlloc(host_ptr, bytes, cudaHostAllocPortable)); });
+        [&] { return runtime_status(cudaHostAlloc(host_ptr, bytes, cudaHostAllocPortable)); });
 }
 
 int pinned_free(void* host_ptr) {
-    return on_plugin_device([&] { return status_from(cudaFreeHost(host_ptr)); });
+    return on_plugin_device([&] { return runtime_status(cudaFreeHost(host_ptr)); });
 }
 
 // Releases whatever part of the queue exists; reports the first failure. cuBLAS documents
@@ -221,7 +225,7 @@ int release_queue(gpushim_queue_s* queue) {
         if (status == kSuccess) status = blas_status;
     }
     if (queue->stream != nullptr) {
-        const int stream_status = status_from(cudaStreamDestroy(queue->stream));
+        const int stream_status = runtime_status(cudaStreamDestroy(queue->stream));
         if (status == kSuccess) status = stream_status;
     }
     delete queue;
@@ -235,7 +239,7 @@ int queue_create(gpushim_queue* queue) {
         // Non-blocking: the program's own legacy-default-stream work must not serialise
         // with ours.
         int status =
-            status_from(cudaStreamCreateWithFlags(&created->stream, cudaStreamNonBlocking));
+            runtime_status(cudaStreamCreateWithFlags(&created->stream, cudaStreamNonBlocking));
         created->lapack.stream = created->stream;
         created->lapack.pool = plugin.memory_pool;
         if (status == kSuccess) status = status_from(cublasCreate(&created->blas));
@@ -260,7 +264,7 @@ int queue_destroy(gpushim_queue queue) {
 }
 
 int queue_synchronize(gpushim_queue queue) {
-    return on_plugin_device([&] { return status_from(cudaStreamSynchronize(queue->stream)); });
+    return on_plugin_device([&] { return runtime_status(cudaStreamSynchronize(queue->stream)); });
 }
 
 int event_create(gpushim_event* event) {
@@ -268,7 +272,7 @@ int event_create(gpushim_event* event) {
         auto* created = new (std::nothrow) gpushim_event_s;
         if (created == nullptr) return static_cast<int>(kHostOutOfMemory);
         const int status =
-            status_from(cudaEventCreateWithFlags(&created->event, cudaEventDisableTiming));
+            runtime_status(cudaEventCreateWithFlags(&created->event, cudaEventDisableTiming));
         if (status != kSuccess) {
             delete created;
             return status;
@@ -280,7 +284,7 @@ int event_create(gpushim_event* event) {
 
 int event_destroy(gpushim_event event) {
     return on_plugin_device([&] {
-        const int status = status_from(cudaEventDestroy(event->event));
+        const int status = runtime_status(cudaEventDestroy(event->event));
         delete event;
         return status;
     });
@@ -288,26 +292,28 @@ int event_destroy(gpushim_event event) {
 
 int event_record(gpushim_event event, gpushim_queue queue) {
     return on_plugin_device(
-        [&] { return status_from(cudaEventRecord(event->event, queue->stream)); });
+        [&] { return runtime_status(cudaEventRecord(event->event, queue->stream)); });
 }
 
 int event_synchronize(gpushim_event event) {
-    return on_plugin_device([&] { return status_from(cudaEventSynchronize(event->event)); });
+    return on_plugin_device([&] { return runtime_status(cudaEventSynchronize(event->event)); });
 }
 
 int copy_to_device_2d(void* dev_dst, size_t dst_pitch, const void* host_src, size_t src_pitch,
                       size_t width_bytes, size_t rows, gpushim_queue queue) {
     return on_plugin_device([&] {
-        return status_from(cudaMemcpy2DAsync(dev_dst, dst_pitch, host_src, src_pitch, width_bytes,
-                                             rows, cudaMemcpyHostToDevice, queue->stream));
+        return runtime_status(cudaMemcpy2DAsync(dev_dst, dst_pitch, host_src, src_pitch,
+                                                width_bytes, rows, cudaMemcpyHostToDevice,
+                                                queue->stream));
     });
 }
 
 int copy_to_host_2d(void* host_dst, size_t dst_pitch, const void* dev_src, size_t src_pitch,
                     size_t width_bytes, size_t rows, gpushim_queue queue) {
     return on_plugin_device([&] {
-        return status_from(cudaMemcpy2DAsync(host_dst, dst_pitch, dev_src, src_pitch, width_bytes,
-                                             rows, cudaMemcpyDeviceToHost, queue->stream));
+        return runtime_status(cudaMemcpy2DAsync(host_dst, dst_pitch, dev_src, src_pitch,
+                                                width_bytes, rows, cudaMemcpyDeviceToHost,
+                                                queue->stream));
     });
 }
 

@@ -26,9 +26,21 @@ inline constexpr int kCudaStatusBase = 100000;
 inline constexpr int kCublasStatusBase = 200000;
 inline constexpr int kCusolverStatusBase = 300000;
 
-inline int status_from(cudaError_t error) {
-    return error == cudaSuccess ? kSuccess : kCudaStatusBase + static_cast<int>(error);
+// The status of a CUDA runtime call that returned `error`. A failing call also leaves the
+// error as the calling thread's last one, where a later check of cudaGetLastError (cuBLAS's,
+// cuSOLVER's, the program's own) would take it for a failure of its own: it is cleared here.
+// A sticky error (a corrupted context) cannot be cleared; every later call reports it anyway.
+// Every runtime call of the plugin goes through this, its result used or not.
+inline int runtime_status(cudaError_t error) {
+    if (error == cudaSuccess) return kSuccess;
+    cudaGetLastError();
+    return kCudaStatusBase + static_cast<int>(error);
 }
+
+// What the plugin reports for a workspace it cannot even size (a byte count beyond size_t):
+// the runtime's out-of-memory, without a runtime call (so nothing to clear).
+inline constexpr int kDeviceOutOfMemory =
+    kCudaStatusBase + static_cast<int>(cudaErrorMemoryAllocation);
 
 inline int status_from(cublasStatus_t status) {
     return status == CUBLAS_STATUS_SUCCESS ? kSuccess

@@ -342,10 +342,162 @@ bool run_gesvd(const gpushim_lapack_op& op, Int m, Int n, Int lda, Int* info) {
     });
 }
 
+// ?SYEVR (real) or ?HEEVR (complex) with ABSTOL 0. LAPACK's W has n entries and Z (for RANGE
+// 'V') an upper bound of columns, while the op's w and u hold the m found: both are
+// computed into arrays of n here and their first m entries (columns) copied to the op's.
+template <class T>
+bool run_syevr(const gpushim_lapack_op& op, Int n, Int lda, Int* info) {
+    using R = typename gpushim::fallback::RealOf<T>::type;
+    auto* const a = static_cast<T*>(op.a);
+    const R vl = static_cast<R>(op.vl), vu = static_cast<R>(op.vu), abstol = 0;
+    const Int il = static_cast<Int>(op.il), iu = static_cast<Int>(op.iu);
+    const bool vectors = op.jobz == 'V';
+    const std::size_t columns = static_cast<std::size_t>(std::max<Int>(1, n));
+    std::vector<R> w(columns);
+    const Int ldz = vectors ? std::max<Int>(1, n) : 1;
+    std::vector<T> z(vectors ? columns * static_cast<std::size_t>(ldz) : 1);
+    std::vector<Int> isuppz(2 * columns);
+    Int m = 0;
+    const auto syevr = [&](T* work, const Int* lwork, R* rwork, const Int* lrwork, Int* iwork,
+                           const Int* liwork) {
+        if constexpr (LapackNames<T>::kComplex) {
+            return call_cpu<T>("heevr", &op.jobz, &op.range, &op.uplo, &n, a, &lda, &vl, &vu, &il,
+                               &iu, &abstol, &m, w.data(), z.data(), &ldz, isuppz.data(), work,
+                               lwork, rwork, lrwork, iwork, liwork, info, kFlagLength, kFlagLength,
+                               kFlagLength);
+        } else {
+            (void)rwork;
+            (void)lrwork;
+            return call_cpu<T>("syevr", &op.jobz, &op.range, &op.uplo, &n, a, &lda, &vl, &vu, &il,
+                               &iu, &abstol, &m, w.data(), z.data(), &ldz, isuppz.data(), work,
+                               lwork, iwork, liwork, info, kFlagLength, kFlagLength, kFlagLength);
+        }
+    };
+    T work_query{};
+    R rwork_query{};
+    Int iwork_query = 0;
+    const Int ask = -1;
+    if (!syevr(&work_query, &ask, &rwork_query, &ask, &iwork_query, &ask)) return false;
+    const Int lwork = queried_size(work_query), lrwork = queried_size(rwork_query),
+              liwork = std::max<Int>(1, iwork_query);
+    std::vector<T> work(static_cast<std::size_t>(lwork));
+    std::vector<R> rwork(static_cast<std::size_t>(lrwork));
+    std::vector<Int> iwork(static_cast<std::size_t>(liwork));
+    if (!syevr(work.data(), &lwork, rwork.data(), &lrwork, iwork.data(), &liwork)) return false;
+    m = std::clamp<Int>(m, 0, n);
+    *op.found = m;
+    std::copy(w.begin(), w.begin() + m, static_cast<R*>(op.w));
+    if (vectors) {
+        auto* const u = static_cast<T*>(op.u);
+        for (Int j = 0; j < m; ++j) {
+            std::copy(z.begin() + static_cast<std::ptrdiff_t>(j) * ldz,
+                      z.begin() + static_cast<std::ptrdiff_t>(j) * ldz + n,
+                      u + static_cast<std::ptrdiff_t>(j) * op.ldu);
+        }
+    }
+    return true;
+}
+
+// ?SYGVD (real) or ?HEGVD (complex): WORK, IWORK and, for complex, RWORK, sized by one query.
+template <class T>
+bool run_sygvd(const gpushim_lapack_op& op, Int n, Int lda, Int ldb, Int* info) {
+    using R = typename gpushim::fallback::RealOf<T>::type;
+    auto* const a = static_cast<T*>(op.a);
+    auto* const b = static_cast<T*>(op.b);
+    auto* const w = static_cast<R*>(op.w);
+    const Int itype = static_cast<Int>(op.itype);
+    const auto sygvd = [&](T* work, const Int* lwork, R* rwork, const Int* lrwork, Int* iwork,
+                           const Int* liwork) {
+        if constexpr (LapackNames<T>::kComplex) {
+            return call_cpu<T>("hegvd", &itype, &op.jobz, &op.uplo, &n, a, &lda, b, &ldb, w, work,
+                               lwork, rwork, lrwork, iwork, liwork, info, kFlagLength, kFlagLength);
+        } else {
+            (void)rwork;
+            (void)lrwork;
+            return call_cpu<T>("sygvd", &itype, &op.jobz, &op.uplo, &n, a, &lda, b, &ldb, w, work,
+                               lwork, iwork, liwork, info, kFlagLength, kFlagLength);
+        }
+    };
+    T work_query{};
+    R rwork_query{};
+    Int iwork_query = 0;
+    const Int ask = -1;
+    if (!sygvd(&work_query, &ask, &rwork_query, &ask, &iwork_query, &ask)) return false;
+    const Int lwork = queried_size(work_query), lrwork = queried_size(rwork_query),
+              liwork = std::max<Int>(1, iwork_query);
+    std::vector<T> work(static_cast<std::size_t>(lwork));
+    std::vector<R> rwork(static_cast<std::size_t>(lrwork));
+    std::vector<Int> iwork(static_cast<std::size_t>(liwork));
+    return sygvd(work.data(), &lwork, rwork.data(), &lrwork, iwork.data(), &liwork);
+}
+
+// ?GEEV with JOBVL 'N' and JOBVR = jobz: WR and WI (real) or W (complex, with RWORK of 2n).
+template <class T>
+bool run_geev(const gpushim_lapack_op& op, Int n, Int lda, Int* info) {
+    using R = typename gpushim::fallback::RealOf<T>::type;
+    auto* const a = static_cast<T*>(op.a);
+    const char jobvl = 'N';
+    T unused{};  // VL, never referenced; VR where jobz is 'N'
+    T* const vr = op.jobz == 'V' ? static_cast<T*>(op.u) : &unused;
+    const Int ldvl = 1;
+    const Int ldvr = op.jobz == 'V' ? static_cast<Int>(op.ldu) : 1;
+    std::vector<R> rwork(
+        LapackNames<T>::kComplex ? 2 * static_cast<std::size_t>(std::max<Int>(1, n)) : 0);
+    return with_workspace<T>([&](T* work, const Int* lwork) {
+        if constexpr (LapackNames<T>::kComplex) {
+            return call_cpu<T>("geev", &jobvl, &op.jobz, &n, a, &lda, static_cast<T*>(op.w),
+                               &unused, &ldvl, vr, &ldvr, work, lwork, rwork.data(), info,
+                               kFlagLength, kFlagLength);
+        } else {
+            return call_cpu<T>("geev", &jobvl, &op.jobz, &n, a, &lda, static_cast<R*>(op.w),
+                               static_cast<R*>(op.wi), &unused, &ldvl, vr, &ldvr, work, lwork, info,
+                               kFlagLength, kFlagLength);
+        }
+    });
+}
+
+// ?GELSD: WORK, IWORK and, for complex, RWORK, sized by one query (LWORK = -1 answers in
+// WORK(1), the minimum LIWORK in IWORK(1) and, complex, the minimum LRWORK in RWORK(1)). The
+// rank goes to the op's found, the singular values to its w.
+template <class T>
+bool run_gelsd(const gpushim_lapack_op& op, Int m, Int n, Int nrhs, Int lda, Int ldb, Int* info) {
+    using R = typename gpushim::fallback::RealOf<T>::type;
+    auto* const a = static_cast<T*>(op.a);
+    auto* const b = static_cast<T*>(op.b);
+    auto* const s = static_cast<R*>(op.w);
+    const R rcond = static_cast<R>(op.rcond);
+    Int rank = 0;
+    const auto gelsd = [&](T* work, const Int* lwork, R* rwork, Int* iwork) {
+        if constexpr (LapackNames<T>::kComplex) {
+            return call_cpu<T>("gelsd", &m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, &rank, work,
+                               lwork, rwork, iwork, info);
+        } else {
+            (void)rwork;
+            return call_cpu<T>("gelsd", &m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, &rank, work,
+                               lwork, iwork, info);
+        }
+    };
+    T work_query{};
+    R rwork_query{};
+    Int iwork_query = 0;
+    const Int ask = -1;
+    if (!gelsd(&work_query, &ask, &rwork_query, &iwork_query)) return false;
+    if (*info != 0) return true;  // never for valid arguments
+    const Int lwork = queried_size(work_query), lrwork = queried_size(rwork_query),
+              liwork = std::max<Int>(1, iwork_query);
+    std::vector<T> work(static_cast<std::size_t>(lwork));
+    std::vector<R> rwork(static_cast<std::size_t>(lrwork));
+    std::vector<Int> iwork(static_cast<std::size_t>(liwork));
+    if (!gelsd(work.data(), &lwork, rwork.data(), iwork.data())) return false;
+    *op.found = rank;
+    return true;
+}
+
 template <class T>
 int run_lapack(const gpushim_lapack_op& op) {
     using Names = LapackNames<T>;
-    for (int64_t size : {op.m, op.n, op.k, op.nrhs, op.lda, op.ldb, op.ldu, op.ldvt}) {
+    for (int64_t size :
+         {op.m, op.n, op.k, op.nrhs, op.lda, op.ldb, op.ldu, op.ldvt, op.itype, op.il, op.iu}) {
         if (size > std::numeric_limits<Int>::max()) return kUnsupported;
     }
     const Int m = static_cast<Int>(op.m), n = static_cast<Int>(op.n), k = static_cast<Int>(op.k),
@@ -430,6 +582,24 @@ int run_lapack(const gpushim_lapack_op& op) {
             break;
         case GPUSHIM_GESVD:
             found = run_gesvd<T>(op, m, n, lda, &info);
+            break;
+        case GPUSHIM_SYEVR:
+            found = run_syevr<T>(op, n, lda, &info);
+            break;
+        case GPUSHIM_SYGVD:
+            found = run_sygvd<T>(op, n, lda, ldb, &info);
+            break;
+        case GPUSHIM_GEEV:
+            found = run_geev<T>(op, n, lda, &info);
+            break;
+        case GPUSHIM_GELS:
+            found = with_workspace<T>([&](T* work, const Int* lwork) {
+                return call_cpu<T>("gels", &trans, &m, &n, &nrhs, a, &lda, b, &ldb, work, lwork,
+                                   &info, kFlagLength);
+            });
+            break;
+        case GPUSHIM_GELSD:
+            found = run_gelsd<T>(op, m, n, nrhs, lda, ldb, &info);
             break;
     }
     if (!found) return kUnsupported;

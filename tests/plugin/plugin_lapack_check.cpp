@@ -22,14 +22,32 @@
 //     w ascending and equal to lambda and to the CPU's ?syev/?heev, |A V - V diag(w)|,
 //     |V^H V - I|; GESVD (jobs AA, SS, OS, SO, NN, AN) of U diag(sigma) V^H: s
 //     descending and equal to sigma and to the CPU's ?gesvd, |A - U S VT|, |U^H U - I|,
-//     |VT VT^H - I|, wherever the jobs put U and VT;
+//     |VT VT^H - I|, wherever the jobs put U and VT; SYEVR (jobz V, N; uplo U, L; range A,
+//     V with an interval holding exactly 20 known eigenvalues, I with il = 5, iu = 17) of
+//     Q diag(lambda) Q^H: found = m, w ascending and equal to the known subset and to the
+//     CPU's, |A Z - Z W|, |Z^H Z - I|, w and u beyond the m found untouched; SYGVD (itype
+//     1, 2, 3; jobz V, N; uplo U, L): w ascending and equal to the CPU's ?sygv/?hegv,
+//     |A Z - B Z W|, |A B Z - Z W|, |B A Z - Z W|, Z^H B Z = I (itype 3: Z^H inv(B) Z = I),
+//     b holding B's Cholesky factor, INFO = n + 5 for a B not positive definite at 5;
+//     GEEV (jobz V, N; real with WR and WI apart and in one array) of Q T Q^H with T
+//     quasi-triangular of known eigenvalues: eigenvalues equal (as multisets) to the known
+//     ones and to the CPU's ?geev, LAPACK's real pair convention, |A V - V W| with V in
+//     that convention, unit columns whose largest component is real; GELS (tall, square,
+//     one column): |A^H (A X - B)|, X against the CPU's ?gels, the residual rows' norm
+//     against |A x - b|, a holding R (R^H R = A^H A); GELSD (tall, square, one column; rcond
+//     < 0 and 0; full rank, and two equal columns with rcond sqrt(eps)): the rank (n, n - 1),
+//     s descending and equal to the CPU's ?gelsd's, X against |A^H (A X - B)| and the CPU's
+//     minimum-norm solution (two equal columns: equal rows of X), with full rank the residual
+//     rows' norm against |A x - b|;
 //   - all four precisions; then larger calls on the same queue (dpotrf 'L' n, zpotrf 'U'
 //     3n/4, dgetrf n x n, dgesv n, dsyevd n/4, with n from --large-n), which make a
 //     plugin's workspaces grow, checked by matrix-vector residuals (A x against
 //     L (L^H x), P A x against L (U x), A X against B, A V y against V W y);
 //   - the CUDA plugin only: GETRF, GETRS, GESV and GETRI with a null ipiv are refused
 //     (cuSOLVER would go without pivoting), and so is a GESVD it cannot compute (m < n,
-//     both jobs 'O'); queue_destroy succeeds and gives the workspaces back.
+//     both jobs 'O'), a SYEVR with a malformed range or no found, a SYGVD of itype 4, a
+//     real GEEV without wi, a GELS with m < n or trans 'T', a GELSD with m < n or no found;
+//     queue_destroy succeeds and gives the workspaces back.
 // Without a CPU LAPACK (the CUDA plugin on a machine without one), the comparisons with
 // the CPU's values are skipped and said so; everything else still runs.
 //
@@ -183,10 +201,32 @@ struct DeviceBlock {
 };
 
 // Where run() puts the device copy of an operand.
-enum Slot { kSlotA, kSlotB, kSlotIpiv, kSlotTau, kSlotW, kSlotU, kSlotVT };
+// kSlotWPair: one array whose first half is w and second half wi (GEEV's WR, WI in one).
+enum Slot {
+    kSlotA,
+    kSlotB,
+    kSlotIpiv,
+    kSlotTau,
+    kSlotW,
+    kSlotU,
+    kSlotVT,
+    kSlotWI,
+    kSlotWPair,
+    kSlotFound
+};
 
-void set_slot(gpushim_lapack_op& op, Slot slot, void* pointer) {
+void set_slot(gpushim_lapack_op& op, Slot slot, void* pointer, size_t bytes) {
     switch (slot) {
+        case kSlotWI:
+            op.wi = pointer;
+            return;
+        case kSlotWPair:
+            op.w = pointer;
+            op.wi = static_cast<char*>(pointer) + bytes / 2;
+            return;
+        case kSlotFound:
+            op.found = static_cast<int64_t*>(pointer);
+            return;
         case kSlotA:
             op.a = pointer;
             return;
@@ -241,7 +281,7 @@ int run(gpushim_lapack_op op, std::initializer_list<Operand> operands, int* info
             s = plugin->copy_to_device_2d(block.pointer, o.row_bytes, o.host, o.row_bytes,
                                           o.row_bytes, o.rows, queue);
         }
-        if (s == 0) set_slot(op, o.slot, block.pointer);
+        if (s == 0) set_slot(op, o.slot, block.pointer, o.row_bytes * o.rows);
     }
     *info = -99;
     if (s == 0) s = plugin->device_alloc(&dev_info.pointer, sizeof(int));
@@ -1440,6 +1480,704 @@ void gesvd_case(char jobu, char jobvt, int64_t m, int64_t n) {
                       values, cpu_text.c_str(), vectors.c_str()));
 }
 
+// ---- SYEVR, SYGVD, GEEV, GELS -----------------------------------------------------------------
+
+// X solving A X = B (square A), by Gaussian elimination with partial pivoting in double.
+template <typename W>
+Matrix<W> solve_dense(Matrix<W> a, Matrix<W> b) {
+    const int64_t n = a.rows;
+    for (int64_t k = 0; k < n; ++k) {
+        int64_t p = k;
+        for (int64_t i = k + 1; i < n; ++i) {
+            if (std::abs(a(i, k)) > std::abs(a(p, k))) p = i;
+        }
+        for (int64_t j = 0; j < n; ++j) std::swap(a(k, j), a(p, j));
+        for (int64_t j = 0; j < b.cols; ++j) std::swap(b(k, j), b(p, j));
+        for (int64_t i = k + 1; i < n; ++i) {
+            const W l = a(i, k) / a(k, k);
+            for (int64_t j = k; j < n; ++j) a(i, j) -= l * a(k, j);
+            for (int64_t j = 0; j < b.cols; ++j) b(i, j) -= l * b(k, j);
+        }
+    }
+    for (int64_t j = 0; j < b.cols; ++j) {
+        for (int64_t i = n - 1; i >= 0; --i) {
+            W s = b(i, j);
+            for (int64_t p = i + 1; p < n; ++p) s -= a(i, p) * b(p, j);
+            b(i, j) = s / a(i, i);
+        }
+    }
+    return b;
+}
+
+// The uplo triangle of `full` (Hermitian), junk in the other one, padding rows below.
+template <typename T, typename W>
+Matrix<T> stored_triangle(const Matrix<W>& full, char uplo, int64_t pad) {
+    const int64_t n = full.rows;
+    Matrix<T> a(n, n, pad);
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < n; ++i) {
+            const bool stored = uplo == 'L' ? i >= j : i <= j;
+            a(i, j) = i == j ? T(std::real(full(i, i)))
+                             : (stored ? static_cast<T>(full(i, j)) : T(kJunk));
+        }
+    }
+    return a;
+}
+
+// Columns scaled: m(:, j) * d[j].
+template <typename W, typename R>
+Matrix<W> scale_columns(Matrix<W> m, const std::vector<R>& d) {
+    for (int64_t j = 0; j < m.cols; ++j) {
+        for (int64_t i = 0; i < m.rows; ++i) m(i, j) *= static_cast<double>(d[j]);
+    }
+    return m;
+}
+
+// SYEVR of Q diag(lambda) Q^H (lambda ascending, spaced 3/n): range 'A' all of them, 'V' the
+// interval between lambda[9] and lambda[10] and between lambda[29] and lambda[30] (midpoints),
+// which holds exactly lambda[10..29], 'I' il = 5, iu = 17. w has room for n values and u for
+// n columns: what lies beyond the m found must stay as it was.
+template <typename T>
+void syevr_case(char jobz, char range, char uplo, int64_t n) {
+    using W = Wide<T>;
+    Random g(static_cast<uint64_t>(n * 61 + jobz * 7 + range * 3 + uplo));
+    std::vector<double> lambda(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i)
+        lambda[i] = -1.0 + 3.0 * static_cast<double>(i) / static_cast<double>(n);
+    const Matrix<W> q = random_unitary<W>(n, g);
+    const Matrix<W> full0 = multiply(scale_columns(q, lambda), apply_op(q, 'C'));
+    const Matrix<T> a = stored_triangle<T>(full0, uplo, 3);
+    const auto full = hermitian_from(a, uplo);
+    int64_t first = 0, count = n;  // the expected eigenvalues: lambda[first .. first + count)
+    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_SYEVR);
+    op.jobz = jobz;
+    op.range = range;
+    op.uplo = uplo;
+    op.n = n;
+    if (range == 'V') {
+        first = 10;
+        count = 20;
+        op.vl = (lambda[9] + lambda[10]) / 2;
+        op.vu = (lambda[29] + lambda[30]) / 2;
+    } else if (range == 'I') {
+        op.il = 5;
+        op.iu = 17;
+        first = op.il - 1;
+        count = op.iu - op.il + 1;
+    }
+    Matrix<T> f = a;
+    std::vector<Real<T>> w(static_cast<size_t>(n), Real<T>(-kJunk));
+    Matrix<T> u(n, jobz == 'V' ? n : 0, 2);
+    const Matrix<T> u_in = u;
+    std::vector<int64_t> found(1, -1);
+    op.lda = f.ld;
+    op.ldu = jobz == 'V' ? u.ld : 0;
+    int info = 0;
+    if (jobz == 'V') {
+        CHECK_STATUS(run(op,
+                         {operand(kSlotA, f), operand(kSlotW, w), operand(kSlotU, u),
+                          operand(kSlotFound, found)},
+                         &info));
+    } else {
+        CHECK_STATUS(
+            run(op, {operand(kSlotA, f), operand(kSlotW, w), operand(kSlotFound, found)}, &info));
+    }
+    const double eps = Traits<T>::eps, norm = norm1(full);
+    const int64_t m = found[0];
+    if (m != count) {
+        report(false, format("%c%s jobz=%c range=%c uplo=%c n=%lld: info=%d, found=%lld (want "
+                             "%lld)",
+                             Traits<T>::name, std::is_floating_point_v<T> ? "syevr" : "heevr",
+                             jobz, range, uplo, static_cast<long long>(n), info,
+                             static_cast<long long>(m), static_cast<long long>(count)));
+        return;
+    }
+    bool ascending = true, beyond = true;
+    for (int64_t i = 1; i < m; ++i) ascending = ascending && w[i - 1] <= w[i];
+    for (int64_t i = m; i < n; ++i) beyond = beyond && w[i] == Real<T>(-kJunk);
+    std::vector<Real<T>> wm(w.begin(), w.begin() + m);
+    const std::vector<double> expected(lambda.begin() + first, lambda.begin() + first + m);
+    const double values = ratio(max_difference(wm, expected), norm, n, eps);
+    std::vector<Real<T>> cpu_all, cpu;
+    const bool cpu_found = cpu_eigenvalues(a, uplo, &cpu_all);
+    if (cpu_found) cpu.assign(cpu_all.begin() + first, cpu_all.begin() + first + m);
+    const auto [cpu_ok, cpu_text] =
+        against_cpu(cpu_found, wm, cpu, norm, n, eps, "|w - w_cpu|/(|A| n eps)");
+    bool ok = info == 0 && ascending && beyond && values < kBound && cpu_ok && padding_kept(a, f);
+    std::string vectors;
+    if (jobz == 'V') {
+        const auto z = block(u, n, m);
+        const double residual =
+            ratio(distance1(multiply(full, z), scale_columns(z, wm)), norm, n, eps);
+        const double orthogonal = ratio(orthogonality(z), 1, n, eps);
+        bool kept = padding_kept(u_in, u);
+        for (int64_t j = m; j < n; ++j) {
+            for (int64_t i = 0; i < n; ++i) kept = kept && u(i, j) == u_in(i, j);
+        }
+        ok = ok && residual < kBound && orthogonal < kBound && kept;
+        vectors = format(", u beyond m columns and padding kept=%d, |AZ - ZW|/(|A| n eps)=%.3g, "
+                         "|Z^H Z - I|/(n eps)=%.3g",
+                         kept, residual, orthogonal);
+    }
+    report(ok, format("%c%s jobz=%c range=%c uplo=%c n=%lld: info=%d, found=%lld, ascending=%d, "
+                      "w beyond m kept=%d, |w - lambda|/(|A| n eps)=%.3g, %s%s",
+                      Traits<T>::name, std::is_floating_point_v<T> ? "syevr" : "heevr", jobz,
+                      range, uplo, static_cast<long long>(n), info, static_cast<long long>(m),
+                      ascending, beyond, values, cpu_text.c_str(), vectors.c_str()));
+}
+
+// The generalized eigenvalues of (A, B) by the CPU's ?sygv/?hegv (QR iteration); false
+// without a CPU LAPACK.
+template <typename T>
+bool cpu_generalized_eigenvalues(int64_t itype, Matrix<T> a, Matrix<T> b, char uplo,
+                                 std::vector<Real<T>>* w) {
+    using Int = int32_t;
+    const Int type = static_cast<Int>(itype), n = static_cast<Int>(a.rows),
+              lda = static_cast<Int>(a.ld), ldb = static_cast<Int>(b.ld);
+    const char jobz = 'N';
+    w->assign(static_cast<size_t>(n), 0);
+    std::vector<Real<T>> rwork(static_cast<size_t>(std::max<Int>(1, 3 * n - 2)));
+    Int info = 0;
+    const auto sygv = [&](T* work, const Int* lwork) {
+        if constexpr (std::is_floating_point_v<T>) {
+            return call_cpu<T>("sygv", &type, &jobz, &uplo, &n, a.v.data(), &lda, b.v.data(), &ldb,
+                               w->data(), work, lwork, &info, kFlagLength, kFlagLength);
+        } else {
+            return call_cpu<T>("hegv", &type, &jobz, &uplo, &n, a.v.data(), &lda, b.v.data(), &ldb,
+                               w->data(), work, lwork, rwork.data(), &info, kFlagLength,
+                               kFlagLength);
+        }
+    };
+    T query{};
+    const Int ask = -1;
+    if (!sygv(&query, &ask)) return false;
+    const Int lwork = std::max<Int>(1, static_cast<Int>(std::real(query)));
+    std::vector<T> work(static_cast<size_t>(lwork));
+    return sygv(work.data(), &lwork) && info == 0;
+}
+
+// SYGVD of a random Hermitian A and B = C C^H + n I, only the uplo triangles stored (junk in
+// the others). itype 1: |A Z - B Z W|, Z^H B Z = I; 2: |A B Z - Z W|, Z^H B Z = I; 3:
+// |B A Z - Z W|, Z^H inv(B) Z = I. b: B's Cholesky factor (|B - L L^H| or |B - U^H U|).
+// not_positive_definite: B's leading minor of order 5 is not, so INFO = n + 5.
+template <typename T>
+void sygvd_case(int64_t itype, char jobz, char uplo, int64_t n, bool not_positive_definite = false) {
+    using W = Wide<T>;
+    Random g(static_cast<uint64_t>(n * 67 + itype * 11 + jobz * 5 + uplo));
+    Matrix<W> h = random_matrix<W>(n, n, 0, g);
+    for (int64_t j = 0; j < n; ++j) {  // Hermitian
+        h(j, j) = W(std::real(h(j, j)));
+        for (int64_t i = j + 1; i < n; ++i) h(j, i) = conj_(h(i, j));
+    }
+    const Matrix<T> a = stored_triangle<T>(h, uplo, 2);
+    Matrix<T> b = stored_triangle<T>(widen(hpd_matrix<T>(n, 0, g)), uplo, 3);
+    if (not_positive_definite) {
+        for (int64_t j = 0; j < n; ++j) {
+            for (int64_t i = 0; i < n; ++i) {
+                if (uplo == 'L' ? i >= j : i <= j) b(i, j) = T(i == j ? 4 : 0);
+            }
+        }
+        b(4, 4) = T(-1);
+    }
+    Matrix<T> f = a, fb = b;
+    std::vector<Real<T>> w(static_cast<size_t>(n), Real<T>(-kJunk));
+    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_SYGVD);
+    op.itype = itype;
+    op.jobz = jobz;
+    op.uplo = uplo;
+    op.n = n;
+    op.lda = f.ld;
+    op.ldb = fb.ld;
+    int info = 0;
+    CHECK_STATUS(run(op, {operand(kSlotA, f), operand(kSlotB, fb), operand(kSlotW, w)}, &info));
+    const char* const name = std::is_floating_point_v<T> ? "sygvd" : "hegvd";
+    const bool kept = triangle_kept(b, fb, uplo, false) && padding_kept(b, fb) && padding_kept(a, f);
+    if (not_positive_definite) {
+        report(info == n + 5 && kept,
+               format("%c%s itype=%lld %c n=%lld, B not positive definite at 5: info=%d (want "
+                      "%lld), other triangle and padding kept=%d",
+                      Traits<T>::name, name, static_cast<long long>(itype), uplo,
+                      static_cast<long long>(n), info, static_cast<long long>(n + 5), kept));
+        return;
+    }
+    const double eps = Traits<T>::eps;
+    const auto wa = hermitian_from(a, uplo), wb = hermitian_from(b, uplo);
+    bool ascending = true;
+    for (int64_t i = 1; i < n; ++i) ascending = ascending && w[i - 1] <= w[i];
+    double w_max = 0;
+    for (const auto x : w) w_max = std::max(w_max, std::abs(static_cast<double>(x)));
+    // The factor of B in fb's uplo triangle.
+    const auto factor = triangle_of(fb, uplo, 'N');
+    const auto llh = uplo == 'L' ? multiply(factor, apply_op(factor, 'C'))
+                                 : multiply(apply_op(factor, 'C'), factor);
+    const double cholesky = ratio(distance1(llh, wb), norm1(wb), n, eps);
+    std::vector<Real<T>> cpu;
+    const auto [cpu_ok, cpu_text] =
+        against_cpu(cpu_generalized_eigenvalues(itype, a, b, uplo, &cpu), w, cpu, w_max, n, eps,
+                    "|w - w_cpu|/(|w| n eps)");
+    bool ok = info == 0 && ascending && kept && cholesky < kBound && cpu_ok;
+    std::string vectors;
+    if (jobz == 'V') {
+        const auto z = widen(f);
+        const auto zw = scale_columns(z, w);
+        double residual = 0, normal = 0;
+        if (itype == 1) {
+            residual = ratio(distance1(multiply(wa, z), multiply(wb, zw)),
+                             norm1(wa) * norm1(z) + norm1(wb) * norm1(z) * w_max, n, eps);
+        } else {
+            const auto product = itype == 2 ? multiply(wa, multiply(wb, z))
+                                            : multiply(wb, multiply(wa, z));
+            residual = ratio(distance1(product, zw),
+                             norm1(wa) * norm1(wb) * norm1(z) + norm1(z) * w_max, n, eps);
+        }
+        const auto bz = itype == 3 ? solve_dense(wb, z) : multiply(wb, z);
+        normal = ratio(identity_distance(multiply(apply_op(z, 'C'), bz)), 1, n, eps);
+        ok = ok && residual < kBound && normal < kBound;
+        vectors = format(", |%s|/(n eps)=%.3g, |Z^H %s Z - I|/(n eps)=%.3g",
+                         itype == 1   ? "AZ - BZW"
+                         : itype == 2 ? "ABZ - ZW"
+                                      : "BAZ - ZW",
+                         residual, itype == 3 ? "inv(B)" : "B", normal);
+    }
+    report(ok, format("%c%s itype=%lld jobz=%c uplo=%c n=%lld: info=%d, ascending=%d, other "
+                      "triangle and padding kept=%d, |B - LL^H|/(|B| n eps)=%.3g, %s%s",
+                      Traits<T>::name, name, static_cast<long long>(itype), jobz, uplo,
+                      static_cast<long long>(n), info, ascending, kept, cholesky,
+                      cpu_text.c_str(), vectors.c_str()));
+}
+
+// The eigenvalues of a general matrix by the CPU's ?geev (no vectors), as complex numbers;
+// false without a CPU LAPACK.
+template <typename T>
+bool cpu_general_eigenvalues(Matrix<T> a, std::vector<std::complex<double>>* values) {
+    using Int = int32_t;
+    using R = Real<T>;
+    const Int n = static_cast<Int>(a.rows), lda = static_cast<Int>(a.ld), one = 1;
+    const char job = 'N';
+    std::vector<R> wr(static_cast<size_t>(std::max<Int>(1, n))), wi(wr.size()),
+        rwork(2 * wr.size());
+    std::vector<T> w(wr.size());
+    T unused{};
+    Int info = 0;
+    const auto geev = [&](T* work, const Int* lwork) {
+        if constexpr (std::is_floating_point_v<T>) {
+            return call_cpu<T>("geev", &job, &job, &n, a.v.data(), &lda, wr.data(), wi.data(),
+                               &unused, &one, &unused, &one, work, lwork, &info, kFlagLength,
+                               kFlagLength);
+        } else {
+            return call_cpu<T>("geev", &job, &job, &n, a.v.data(), &lda, w.data(), &unused, &one,
+                               &unused, &one, work, lwork, rwork.data(), &info, kFlagLength,
+                               kFlagLength);
+        }
+    };
+    T query{};
+    const Int ask = -1;
+    if (!geev(&query, &ask)) return false;
+    const Int lwork = std::max<Int>(1, static_cast<Int>(std::real(query)));
+    std::vector<T> work(static_cast<size_t>(lwork));
+    if (!geev(work.data(), &lwork) || info != 0) return false;
+    values->clear();
+    for (Int i = 0; i < n; ++i) {
+        if constexpr (std::is_floating_point_v<T>) {
+            values->emplace_back(wr[i], wi[i]);
+        } else {
+            values->emplace_back(w[i]);
+        }
+    }
+    return true;
+}
+
+// The largest distance between two multisets of complex numbers of the same size, matched
+// greedily (each value to the nearest one not yet taken): for well separated values, the
+// distance of the right matching.
+double multiset_distance(const std::vector<std::complex<double>>& x,
+                         std::vector<std::complex<double>> y) {
+    if (x.size() != y.size()) return 1e300;
+    double worst = 0;
+    for (const auto& v : x) {
+        size_t best = 0;
+        for (size_t i = 1; i < y.size(); ++i) {
+            if (std::abs(y[i] - v) < std::abs(y[best] - v)) best = i;
+        }
+        worst = std::max(worst, std::abs(y[best] - v));
+        y.erase(y.begin() + static_cast<std::ptrdiff_t>(best));
+    }
+    return worst;
+}
+
+// GEEV of A = Q T Q^H: T is upper (quasi-)triangular with known eigenvalues on its diagonal
+// (real: 2x2 blocks [a b; -b a] for the pairs a +- ib), moderately non-normal. The eigenvalues
+// must equal the known ones and the CPU's (as multisets); real: LAPACK's pair convention (WI
+// > 0 first, its conjugate next); jobz 'V': |A V - V W| with V in that convention, unit
+// 2-norm columns whose largest component is real. paired: w and wi are one array (wi = w + n).
+template <typename T>
+void geev_case(char jobz, int64_t n, bool paired = false) {
+    using W = Wide<T>;
+    using C = std::complex<double>;
+    constexpr bool real = std::is_floating_point_v<T>;
+    Random g(static_cast<uint64_t>(n * 71 + jobz * 3 + (paired ? 1 : 0)));
+    Matrix<W> t(n, n);
+    std::vector<C> known;
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < n; ++i) t(i, j) = i < j ? g.next<W>() * (0.5 / std::sqrt(n)) : W(0);
+    }
+    for (int64_t j = 0; j < n;) {
+        const double a = -2.0 + 4.0 * static_cast<double>(j) / static_cast<double>(n);
+        if (j + 1 < n && j % 4 == 0) {  // a conjugate pair, then (for real) its 2x2 block
+            const double b = 0.3 + 0.05 * static_cast<double>(j);
+            if constexpr (real) {
+                t(j, j) = t(j + 1, j + 1) = a;
+                t(j, j + 1) = b;
+                t(j + 1, j) = -b;
+            } else {
+                t(j, j) = C(a, b);
+                t(j + 1, j + 1) = C(a, -b);
+                t(j + 1, j) = W(0);
+            }
+            known.emplace_back(a, b);
+            known.emplace_back(a, -b);
+            j += 2;
+        } else {
+            t(j, j) = W(a);
+            known.emplace_back(a, 0.0);
+            j += 1;
+        }
+    }
+    const Matrix<W> q = random_unitary<W>(n, g);
+    const Matrix<W> full0 = multiply(q, multiply(t, apply_op(q, 'C')));
+    Matrix<T> a(n, n, 2);
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < n; ++i) a(i, j) = static_cast<T>(full0(i, j));
+    }
+    const auto full = widen(a);
+    Matrix<T> f = a;
+    // Real: w and wi (or one array of 2n); complex: w of n complex values.
+    std::vector<Real<T>> wr(static_cast<size_t>(paired ? 2 * n : n), Real<T>(-kJunk)),
+        wi(static_cast<size_t>(n), Real<T>(-kJunk));
+    std::vector<T> wc(static_cast<size_t>(n), T(-kJunk));
+    Matrix<T> vr(n, jobz == 'V' ? n : 0, 3);
+    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_GEEV);
+    op.jobz = jobz;
+    op.n = n;
+    op.lda = f.ld;
+    op.ldu = jobz == 'V' ? vr.ld : 0;
+    int info = 0;
+    std::vector<Operand> operands{operand(kSlotA, f)};
+    if (real && paired) {
+        operands.push_back(operand(kSlotWPair, wr));
+    } else if (real) {
+        operands.push_back(operand(kSlotW, wr));
+        operands.push_back(operand(kSlotWI, wi));
+    } else {
+        operands.push_back(operand(kSlotW, wc));
+    }
+    if (jobz == 'V') operands.push_back(operand(kSlotU, vr));
+    if (operands.size() == 2) {
+        CHECK_STATUS(run(op, {operands[0], operands[1]}, &info));
+    } else if (operands.size() == 3) {
+        CHECK_STATUS(run(op, {operands[0], operands[1], operands[2]}, &info));
+    } else {
+        CHECK_STATUS(run(op, {operands[0], operands[1], operands[2], operands[3]}, &info));
+    }
+    if (real && paired) {
+        wi.assign(wr.begin() + n, wr.end());
+        wr.resize(static_cast<size_t>(n));
+    }
+    std::vector<C> values;
+    bool convention = true;  // real: pairs adjacent, positive imaginary part first
+    for (int64_t j = 0; j < n; ++j) {
+        if constexpr (real) {
+            values.emplace_back(wr[j], wi[j]);
+            if (wi[j] > 0) {
+                convention = convention && j + 1 < n && wi[j + 1] == -wi[j] && wr[j + 1] == wr[j];
+            } else if (wi[j] < 0) {
+                convention = convention && j > 0 && wi[j - 1] == -wi[j];
+            }
+        } else {
+            values.emplace_back(wc[j]);
+        }
+    }
+    const double eps = Traits<T>::eps, norm = norm1(full);
+    const double to_known = ratio(multiset_distance(values, known), norm, n, eps);
+    std::vector<C> cpu;
+    const bool cpu_found = cpu_general_eigenvalues(a, &cpu);
+    double to_cpu = 0;
+    if (cpu_found) to_cpu = ratio(multiset_distance(values, cpu), norm, n, eps);
+    const std::string cpu_text = cpu_found ? format("|w - w_cpu| (multisets)/(|A| n eps)=%.3g",
+                                                    to_cpu)
+                                           : "CPU comparison skipped (no CPU LAPACK)";
+    bool ok = info == 0 && convention && to_known < kBound && to_cpu < kBound &&
+              padding_kept(a, f);
+    std::string vectors;
+    if (jobz == 'V') {
+        Matrix<C> v(n, n);  // the eigenvectors as complex columns
+        for (int64_t j = 0; j < n; ++j) {
+            for (int64_t i = 0; i < n; ++i) {
+                if constexpr (real) {
+                    if (wi[j] > 0 && j + 1 < n) {
+                        v(i, j) = C(vr(i, j), vr(i, j + 1));
+                    } else if (wi[j] < 0 && j > 0) {
+                        v(i, j) = C(vr(i, j - 1), -vr(i, j));
+                    } else {
+                        v(i, j) = C(vr(i, j), 0.0);
+                    }
+                } else {
+                    v(i, j) = C(vr(i, j));
+                }
+            }
+        }
+        Matrix<C> ca(n, n), vw(n, n);
+        for (int64_t j = 0; j < n; ++j) {
+            for (int64_t i = 0; i < n; ++i) {
+                ca(i, j) = C(full(i, j));
+                vw(i, j) = v(i, j) * values[j];
+            }
+        }
+        const double residual = ratio(distance1(multiply(ca, v), vw), norm * norm1(v), n, eps);
+        double unit = 0;        // max | |v_j|_2 - 1 |
+        double largest = 0;     // max over j of the smallest |Im| among v_j's largest entries
+        for (int64_t j = 0; j < n; ++j) {
+            double sum = 0, big = 0;
+            for (int64_t i = 0; i < n; ++i) {
+                sum += std::norm(v(i, j));
+                big = std::max(big, std::abs(v(i, j)));
+            }
+            unit = std::max(unit, std::abs(std::sqrt(sum) - 1));
+            double imaginary = 1e300;  // among the entries within 0.1% of the largest
+            for (int64_t i = 0; i < n; ++i) {
+                if (std::abs(v(i, j)) >= big * (1 - 1e-3)) {
+                    imaginary = std::min(imaginary, std::abs(v(i, j).imag()));
+                }
+            }
+            largest = std::max(largest, imaginary);
+        }
+        const double unit_ratio = ratio(unit, 1, n, eps), largest_ratio = ratio(largest, 1, n, eps);
+        ok = ok && residual < kBound && unit_ratio < kBound && largest_ratio < kBound &&
+             padding_kept(Matrix<T>(n, n, 3), vr);
+        vectors = format(", |AV - VW|/(|A||V| n eps)=%.3g, unit norm (/(n eps))=%.3g, largest "
+                         "component real (|Im|/(n eps))=%.3g",
+                         residual, unit_ratio, largest_ratio);
+    }
+    report(ok, format("%cgeev jobz=%c n=%lld%s: info=%d, %spadding kept=%d, |w - known| "
+                      "(multisets)/(|A| n eps)=%.3g, %s%s",
+                      Traits<T>::name, jobz, static_cast<long long>(n),
+                      paired ? " (wi = w + n)" : "", info,
+                      real ? (convention ? "pair convention=1, " : "pair convention=0, ") : "",
+                      padding_kept(a, f), to_known, cpu_text.c_str(), vectors.c_str()));
+}
+
+// x and the residual norms of ?gels on the CPU; false without a CPU LAPACK.
+template <typename T>
+bool cpu_gels(Matrix<T> a, Matrix<T>* b) {
+    using Int = int32_t;
+    const Int m = static_cast<Int>(a.rows), n = static_cast<Int>(a.cols),
+              nrhs = static_cast<Int>(b->cols), lda = static_cast<Int>(a.ld),
+              ldb = static_cast<Int>(b->ld);
+    const char trans = 'N';
+    Int info = 0;
+    const auto gels = [&](T* work, const Int* lwork) {
+        return call_cpu<T>("gels", &trans, &m, &n, &nrhs, a.v.data(), &lda, b->v.data(), &ldb,
+                           work, lwork, &info, kFlagLength);
+    };
+    T query{};
+    const Int ask = -1;
+    if (!gels(&query, &ask)) return false;
+    const Int lwork = std::max<Int>(1, static_cast<Int>(std::real(query)));
+    std::vector<T> work(static_cast<size_t>(lwork));
+    return gels(work.data(), &lwork) && info == 0;
+}
+
+// GELS ('N', m >= n) of a random A: X (b's first n rows) against the normal equations
+// (|A^H (A X - B)|) and the CPU's ?gels; each column's residual rows (n+1..m) have the 2-norm
+// of A x - b; a holds R (R^H R = A^H A).
+template <typename T>
+void gels_case(int64_t m, int64_t n, int64_t nrhs) {
+    using W = Wide<T>;
+    Random g(static_cast<uint64_t>(m * 73 + n * 5 + nrhs));
+    const Matrix<T> a = random_matrix<T>(m, n, 2, g), b = random_matrix<T>(m, nrhs, 3, g);
+    Matrix<T> f = a, x = b;
+    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_GELS);
+    op.trans = 'N';
+    op.m = m;
+    op.n = n;
+    op.nrhs = nrhs;
+    op.lda = f.ld;
+    op.ldb = x.ld;
+    int info = 0;
+    CHECK_STATUS(run(op, {operand(kSlotA, f), operand(kSlotB, x)}, &info));
+    const double eps = Traits<T>::eps;
+    const auto wa = widen(a), wb = widen(b), wx = block(x, n, nrhs);
+    const auto r = [&] {  // A X - B
+        Matrix<W> d = multiply(wa, wx);
+        for (int64_t j = 0; j < nrhs; ++j) {
+            for (int64_t i = 0; i < m; ++i) d(i, j) -= wb(i, j);
+        }
+        return d;
+    }();
+    const double scale = norm1(wa) * (norm1(wa) * norm1(wx) + norm1(wb));
+    const double normal = ratio(norm1(multiply(apply_op(wa, 'C'), r)), scale, m, eps);
+    double residual_rows = 0;  // max over columns | |rows n+1..m| - |A x - b| |
+    double residual_scale = 0;
+    for (int64_t j = 0; j < nrhs; ++j) {
+        double tail = 0, full = 0;
+        for (int64_t i = n; i < m; ++i) tail += std::norm(static_cast<W>(x(i, j)));
+        for (int64_t i = 0; i < m; ++i) full += std::norm(r(i, j));
+        residual_rows = std::max(residual_rows, std::abs(std::sqrt(tail) - std::sqrt(full)));
+        residual_scale = std::max(residual_scale, norm1(wa) * norm1(wx) + norm1(wb));
+    }
+    const double rows = ratio(residual_rows, residual_scale, m, eps);
+    Matrix<W> rf(n, n);  // R: the upper triangle of a's first n rows
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < n; ++i) rf(i, j) = i <= j ? static_cast<W>(f(i, j)) : W(0);
+    }
+    const double factor =
+        ratio(distance1(multiply(apply_op(rf, 'C'), rf), multiply(apply_op(wa, 'C'), wa)),
+              norm1(wa) * norm1(wa), m, eps);
+    Matrix<T> cpu = b;
+    const bool cpu_found = cpu_gels(a, &cpu);
+    std::string cpu_text = "CPU comparison skipped (no CPU LAPACK)";
+    double to_cpu = 0;
+    if (cpu_found) {
+        to_cpu = ratio(distance1(wx, block(cpu, n, nrhs)), norm1(wx), m, eps);
+        cpu_text = format("|X - X_cpu|/(|X| m eps)=%.3g", to_cpu);
+    }
+    const bool padding = padding_kept(a, f) && padding_kept(b, x);
+    report(info == 0 && padding && normal < kBound && rows < kBound && factor < kBound &&
+               to_cpu < kBound,
+           format("%cgels %s nrhs=%lld: info=%d, padding kept=%d, |A^H(AX - B)|/(|A|(|A||X| + "
+                  "|B|) m eps)=%.3g, residual rows' norm against |Ax - b| (/(.. m eps))=%.3g, "
+                  "|R^H R - A^H A|/(|A|^2 m eps)=%.3g, %s",
+                  Traits<T>::name, shape(m, n).c_str(), static_cast<long long>(nrhs), info,
+                  padding, normal, rows, factor, cpu_text.c_str()));
+}
+
+// x, s and the rank of ?gelsd on the CPU; false without a CPU LAPACK.
+template <typename T>
+bool cpu_gelsd(Matrix<T> a, Matrix<T>* b, double rcond, std::vector<Real<T>>* s, int* rank) {
+    using Int = int32_t;
+    using R = Real<T>;
+    const Int m = static_cast<Int>(a.rows), n = static_cast<Int>(a.cols),
+              nrhs = static_cast<Int>(b->cols), lda = static_cast<Int>(a.ld),
+              ldb = static_cast<Int>(b->ld);
+    const R r = static_cast<R>(rcond);
+    Int info = 0, found = 0;
+    s->assign(static_cast<size_t>(std::min(m, n)), 0);
+    const auto gelsd = [&](T* work, const Int* lwork, R* rwork, Int* iwork) {
+        if constexpr (std::is_floating_point_v<T>) {
+            (void)rwork;
+            return call_cpu<T>("gelsd", &m, &n, &nrhs, a.v.data(), &lda, b->v.data(), &ldb,
+                               s->data(), &r, &found, work, lwork, iwork, &info);
+        } else {
+            return call_cpu<T>("gelsd", &m, &n, &nrhs, a.v.data(), &lda, b->v.data(), &ldb,
+                               s->data(), &r, &found, work, lwork, rwork, iwork, &info);
+        }
+    };
+    T query{};
+    R rquery{};
+    Int iquery = 0;
+    const Int ask = -1;
+    if (!gelsd(&query, &ask, &rquery, &iquery)) return false;
+    const Int lwork = std::max<Int>(1, static_cast<Int>(std::real(query)));
+    std::vector<T> work(static_cast<size_t>(lwork));
+    std::vector<R> rwork(static_cast<size_t>(std::max<Int>(1, static_cast<Int>(rquery))));
+    std::vector<Int> iwork(static_cast<size_t>(std::max<Int>(1, iquery)));
+    const bool ran = gelsd(work.data(), &lwork, rwork.data(), iwork.data()) && info == 0;
+    *rank = found;
+    return ran;
+}
+
+// GELSD (m >= n) of a random A, of full rank or (deficient) with its last column equal to its
+// first (rank n - 1), with the given rcond: the rank; s descending and equal to the CPU's
+// ?gelsd's; X (b's first n rows) against the normal equations (|A^H (A X - B)|) and the CPU's
+// minimum-norm solution (deficient: X's first and last rows equal, as the minimum norm
+// makes them); with full rank, each column's residual rows (n+1..m) have the 2-norm of
+// A x - b; the padding rows kept.
+template <typename T>
+void gelsd_case(int64_t m, int64_t n, int64_t nrhs, bool deficient, double rcond) {
+    using W = Wide<T>;
+    using R = Real<T>;
+    Random g(static_cast<uint64_t>(m * 79 + n * 7 + nrhs + (deficient ? 1000 : 0)));
+    Matrix<T> a = random_matrix<T>(m, n, 2, g);
+    const Matrix<T> b = random_matrix<T>(m, nrhs, 3, g);
+    if (deficient) {
+        for (int64_t i = 0; i < m; ++i) a(i, n - 1) = a(i, 0);
+    }
+    const int64_t expected_rank = deficient ? n - 1 : n;
+    Matrix<T> f = a, x = b;
+    std::vector<R> s(static_cast<size_t>(n), R(kJunk));
+    std::vector<int64_t> found(1, -1);
+    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_GELSD);
+    op.m = m;
+    op.n = n;
+    op.nrhs = nrhs;
+    op.lda = f.ld;
+    op.ldb = x.ld;
+    op.rcond = rcond;
+    int info = 0;
+    CHECK_STATUS(run(
+        op,
+        {operand(kSlotA, f), operand(kSlotB, x), operand(kSlotW, s), operand(kSlotFound, found)},
+        &info));
+    const double eps = Traits<T>::eps;
+    bool descending = true;
+    for (int64_t i = 1; i < n; ++i) descending = descending && s[i - 1] >= s[i];
+    const auto wa = widen(a), wb = widen(b), wx = block(x, n, nrhs);
+    const auto r = [&] {  // A X - B
+        Matrix<W> d = multiply(wa, wx);
+        for (int64_t j = 0; j < nrhs; ++j) {
+            for (int64_t i = 0; i < m; ++i) d(i, j) -= wb(i, j);
+        }
+        return d;
+    }();
+    const double scale = norm1(wa) * (norm1(wa) * norm1(wx) + norm1(wb));
+    const double normal = ratio(norm1(multiply(apply_op(wa, 'C'), r)), scale, m, eps);
+    double rows = 0;  // full rank: max over columns | |rows n+1..m| - |A x - b| |, scaled
+    if (!deficient) {
+        double residual_rows = 0;
+        for (int64_t j = 0; j < nrhs; ++j) {
+            double tail = 0, full = 0;
+            for (int64_t i = n; i < m; ++i) tail += std::norm(static_cast<W>(x(i, j)));
+            for (int64_t i = 0; i < m; ++i) full += std::norm(r(i, j));
+            residual_rows = std::max(residual_rows, std::abs(std::sqrt(tail) - std::sqrt(full)));
+        }
+        rows = ratio(residual_rows, norm1(wa) * norm1(wx) + norm1(wb), m, eps);
+    }
+    double symmetric = 0;  // deficient: |x(1, :) - x(n, :)| / (|X| m eps)
+    if (deficient) {
+        for (int64_t j = 0; j < nrhs; ++j) {
+            symmetric = std::max(symmetric, std::abs(wx(0, j) - wx(n - 1, j)));
+        }
+        symmetric = ratio(symmetric, norm1(wx), m, eps);
+    }
+    Matrix<T> cpu = b;
+    std::vector<R> cpu_s;
+    int cpu_rank = -1;
+    const bool cpu_found = cpu_gelsd(a, &cpu, rcond, &cpu_s, &cpu_rank);
+    const auto [s_ok, s_text] =
+        against_cpu(cpu_found, s, cpu_s, cpu_s.empty() ? 0.0 : static_cast<double>(cpu_s[0]), n,
+                    eps, "|s - s_cpu|/(s1 n eps)");
+    std::string cpu_text = "X: CPU comparison skipped (no CPU LAPACK)";
+    double to_cpu = 0;
+    if (cpu_found) {
+        to_cpu = ratio(distance1(wx, block(cpu, n, nrhs)), norm1(wx), m, eps);
+        cpu_text = format("|X - X_cpu|/(|X| m eps)=%.3g, CPU rank=%d", to_cpu, cpu_rank);
+    }
+    const bool rank_ok = found[0] == expected_rank && (!cpu_found || cpu_rank == expected_rank);
+    const bool padding = padding_kept(a, f) && padding_kept(b, x);
+    const std::string specific =
+        deficient ? format("|x_1 - x_n|/(|X| m eps)=%.3g", symmetric)
+                  : format("residual rows' norm against |Ax - b| (/(.. m eps))=%.3g", rows);
+    report(info == 0 && rank_ok && descending && s_ok && padding && normal < kBound &&
+               rows < kBound && symmetric < kBound && to_cpu < kBound,
+           format("%cgelsd %s nrhs=%lld rcond=%g%s: info=%d, rank=%lld (expected %lld), "
+                  "descending=%d, padding kept=%d, |A^H(AX - B)|/(|A|(|A||X| + |B|) m eps)=%.3g, "
+                  "%s, %s, %s",
+                  Traits<T>::name, shape(m, n).c_str(), static_cast<long long>(nrhs), rcond,
+                  deficient ? " (two equal columns)" : "", info, static_cast<long long>(found[0]),
+                  static_cast<long long>(expected_rank), descending, padding, normal,
+                  specific.c_str(), s_text.c_str(), cpu_text.c_str()));
+}
+
 template <typename T>
 void more_kinds() {
     const bool complex = !std::is_floating_point_v<T>;
@@ -1473,6 +2211,30 @@ void more_kinds() {
     gesvd_case<T>('S', 'O', 60, 40);
     gesvd_case<T>('N', 'N', 60, 40);
     gesvd_case<T>('A', 'N', 45, 45);
+    for (char uplo : {'L', 'U'}) {
+        for (char range : {'A', 'V', 'I'}) syevr_case<T>('V', range, uplo, 50);
+    }
+    for (char range : {'A', 'V', 'I'}) syevr_case<T>('N', range, 'L', 50);
+    for (int64_t itype : {1, 2, 3}) {
+        for (char uplo : {'L', 'U'}) sygvd_case<T>(itype, 'V', uplo, 40);
+        sygvd_case<T>(itype, 'N', 'U', 40);
+    }
+    sygvd_case<T>(1, 'V', 'L', 30, true);  // B not positive definite at 5: INFO = n + 5
+    geev_case<T>('V', 40);
+    geev_case<T>('N', 40);
+    if (!complex) geev_case<T>('V', 41, true);  // WR and WI in one array
+    gels_case<T>(70, 40, 3);
+    gels_case<T>(50, 50, 2);
+    gels_case<T>(60, 1, 1);
+    // GELSD: rcond < 0 and 0 (both machine epsilon, as LAPACK's), and with two equal columns
+    // an rcond of sqrt(eps), far above the rounding of the zero singular value and far below
+    // the smallest nonzero one.
+    const double sqrt_eps = std::sqrt(Traits<T>::eps);
+    gelsd_case<T>(70, 40, 3, false, -1.0);
+    gelsd_case<T>(50, 50, 2, false, 0.0);
+    gelsd_case<T>(60, 1, 1, false, -1.0);
+    gelsd_case<T>(64, 30, 2, true, sqrt_eps);
+    gelsd_case<T>(30, 30, 1, true, sqrt_eps);
 }
 
 // ---- larger calls of the new kinds: matrix-vector residuals (O(n^2) on the host) --------------
@@ -1643,7 +2405,9 @@ int main(int argc, char** argv) {
         for (const char* routine :
              {"potrf", "getrf", "getrs", "gesv", "getri", "potrs", "posv", "potri", "trtrs",
               "trtri", "geqrf", complex ? "ungqr" : "orgqr", complex ? "unmqr" : "ormqr",
-              complex ? "heevd" : "syevd", complex ? "heev" : "syev", "gesvd"}) {
+              complex ? "heevd" : "syevd", complex ? "heev" : "syev", "gesvd",
+              complex ? "heevr" : "syevr", complex ? "hegvd" : "sygvd", complex ? "hegv" : "sygv",
+              "geev", "gels", "gelsd"}) {
             const std::string name = std::string(1, prefix) + routine + "_";
             if (resolve_cpu_symbol(name.c_str()) != nullptr) continue;
             if (hostsim) {
@@ -1732,6 +2496,75 @@ int main(int argc, char** argv) {
         bad.jobu = bad.jobvt = 'O';
         bad.m = bad.lda = bad.ldu = 5;
         refused(bad, "dgesvd with both jobs 'O'");
+        // The new kinds: what cuSOLVER cannot compute, or a malformed range.
+        const auto refused_op = [&](gpushim_lapack_op refused_op, const char* what) {
+            const int status = plugin->lapack(&refused_op, queue);
+            report(status != 0, format("%s refused: %d (%s)", what, status,
+                                       status != 0 ? plugin->describe_error(status) : "accepted"));
+        };
+        gpushim_lapack_op ev = lapack_op<double>(GPUSHIM_SYEVR);
+        ev.jobz = 'V';
+        ev.uplo = 'L';
+        ev.range = 'I';
+        ev.n = ev.lda = ev.ldu = 4;
+        ev.il = 3;
+        ev.iu = 2;
+        ev.a = ev.w = ev.u = fake;
+        ev.found = static_cast<int64_t*>(fake);
+        ev.info = static_cast<int*>(fake);
+        refused_op(ev, "dsyevr with il > iu");
+        ev.il = 1;
+        ev.iu = 5;
+        refused_op(ev, "dsyevr with iu > n");
+        ev.range = 'V';
+        ev.vl = 1;
+        ev.vu = 1;
+        refused_op(ev, "dsyevr with vl = vu");
+        ev.range = 'X';
+        refused_op(ev, "dsyevr with range 'X'");
+        ev.range = 'A';
+        ev.found = nullptr;
+        refused_op(ev, "dsyevr with a null found");
+        gpushim_lapack_op gv = lapack_op<double>(GPUSHIM_SYGVD);
+        gv.itype = 4;
+        gv.jobz = 'V';
+        gv.uplo = 'U';
+        gv.n = gv.lda = gv.ldb = 4;
+        gv.a = gv.b = gv.w = fake;
+        gv.info = static_cast<int*>(fake);
+        refused_op(gv, "dsygvd with itype 4");
+        gpushim_lapack_op ge = lapack_op<double>(GPUSHIM_GEEV);
+        ge.jobz = 'V';
+        ge.n = ge.lda = ge.ldu = 4;
+        ge.a = ge.w = ge.u = fake;
+        ge.info = static_cast<int*>(fake);
+        refused_op(ge, "dgeev with a null wi");
+        gpushim_lapack_op ls = lapack_op<double>(GPUSHIM_GELS);
+        ls.trans = 'N';
+        ls.m = 3;
+        ls.n = 4;
+        ls.nrhs = 1;
+        ls.lda = ls.ldb = 4;
+        ls.a = ls.b = fake;
+        ls.info = static_cast<int*>(fake);
+        refused_op(ls, "dgels with m < n");
+        ls.m = 5;
+        ls.lda = ls.ldb = 5;
+        ls.trans = 'T';
+        refused_op(ls, "dgels with trans 'T'");
+        gpushim_lapack_op lsd = lapack_op<double>(GPUSHIM_GELSD);
+        lsd.m = 3;
+        lsd.n = 4;
+        lsd.nrhs = 1;
+        lsd.lda = lsd.ldb = 4;
+        lsd.rcond = -1;
+        lsd.a = lsd.b = lsd.w = fake;
+        lsd.found = static_cast<int64_t*>(fake);
+        lsd.info = static_cast<int*>(fake);
+        refused_op(lsd, "dgelsd with m < n");
+        lsd.m = lsd.lda = lsd.ldb = 5;
+        lsd.found = nullptr;
+        refused_op(lsd, "dgelsd with a null found");
     }
     size_t free_after = 0;
     plugin->memory_info(&free_after, &total);
