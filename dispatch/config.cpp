@@ -117,7 +117,8 @@ double default_threshold(Routine routine) {
     const bool complex = precision == 'c' || precision == 'z';
     if (is_lapack(routine)) {
         const gpushim_lapack_kind kind = lapack_kind(routine);
-        if (kind == GPUSHIM_SYEVD || kind == GPUSHIM_GESVD)
+        if (kind == GPUSHIM_SYEVD || kind == GPUSHIM_GESVD || kind == GPUSHIM_SYEVR || kind == GPUSHIM_SYGVD ||
+            kind == GPUSHIM_GEEV || kind == GPUSHIM_GELSD)
             return complex ? kComplexDecompositionThreshold : kRealDecompositionThreshold;
         return complex ? kComplexFactorizationThreshold : kRealFactorizationThreshold;
     }

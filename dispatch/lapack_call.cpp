@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace gpushim {
 namespace {
@@ -71,6 +72,60 @@ bool diagonal_has_zero(const LapackOp& op) {
     return false;
 }
 
+bool syevr_valid(const LapackOp& op) {
+    const bool range_valid = (op.range == 'A') || (op.range == 'V' && (op.n == 0 || op.vl < op.vu)) ||
+                             (op.range == 'I' && op.il >= 1 && op.il <= std::max<int64_t>(1, op.n) &&
+                              op.iu >= std::min(op.n, op.il) && op.iu <= op.n);
+    return is_one_of(op.jobz, "NV") && is_one_of(op.uplo, "UL") && square_valid(op) && range_valid &&
+           op.ldu >= 1 && (op.jobz == 'N' || op.ldu >= op.n);
+}
+
+bool geev_valid(const LapackOp& op) {
+    return is_one_of(op.jobvl, "NV") && is_one_of(op.jobz, "NV") && square_valid(op) && op.ldvl >= 1 &&
+           (op.jobvl == 'N' || op.ldvl >= op.n) && op.ldu >= 1 && (op.jobz == 'N' || op.ldu >= op.n);
+}
+
+bool gels_valid(const LapackOp& op) {
+    return is_one_of(op.trans, is_complex(op.precision) ? "NC" : "NT") && op.m >= 0 && op.n >= 0 &&
+           op.nrhs >= 0 && leading(op.lda, op.m) && leading(op.ldb, std::max(op.m, op.n));
+}
+
+// The largest magnitude in an m x n matrix (LAPACK's xLANGE('M')): NaN when one is NaN.
+template <class Real>
+double largest_magnitude(const std::byte* base, int64_t m, int64_t n, int64_t ld, bool complex) {
+    const std::size_t element = sizeof(Real) * (complex ? 2 : 1);
+    double largest = 0.0;
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < m; ++i) {
+            Real parts[2] = {};
+            std::memcpy(parts, base + static_cast<std::size_t>(j * ld + i) * element, element);
+            const double magnitude = std::hypot(static_cast<double>(parts[0]), static_cast<double>(parts[1]));
+            if (std::isnan(magnitude)) return magnitude;
+            largest = std::max(largest, magnitude);
+        }
+    }
+    return largest;
+}
+
+// GELS and GELSD scale A (and B) whose largest magnitude lies outside [smlnum, 1 / smlnum] (and sets
+// X = 0 for A = 0); only matrices it leaves as they are go to the device.
+bool gels_leaves_unscaled(const LapackOp& op) {
+    const bool single = op.precision == GPUSHIM_PREC_S || op.precision == GPUSHIM_PREC_C;
+    const bool complex = is_complex(op.precision);
+    const double smallest = single ? static_cast<double>(std::numeric_limits<float>::min() /
+                                                         std::numeric_limits<float>::epsilon())
+                                   : std::numeric_limits<double>::min() / std::numeric_limits<double>::epsilon();
+    const double largest = 1.0 / smallest;
+    const auto magnitude = [&](const void* matrix, int64_t rows, int64_t cols, int64_t ld) {
+        const auto* base = static_cast<const std::byte*>(matrix);
+        return single ? largest_magnitude<float>(base, rows, cols, ld, complex)
+                      : largest_magnitude<double>(base, rows, cols, ld, complex);
+    };
+    const double a = magnitude(op.a, op.m, op.n, op.lda);
+    const double b = magnitude(op.b, op.m, op.nrhs, op.ldb);
+    return a >= smallest && a <= largest && (b == 0.0 || (b >= smallest && b <= largest));
+}
+
 bool has_nan(const LapackOp& op) {
     const std::size_t element = element_size(op.precision);
     const bool single = op.precision == GPUSHIM_PREC_S || op.precision == GPUSHIM_PREC_C;
@@ -126,6 +181,18 @@ bool arguments_valid(const LapackOp& op) {
             return is_one_of(op.jobz, "NV") && is_one_of(op.uplo, "UL") && square_valid(op);
         case GPUSHIM_GESVD:
             return gesvd_valid(op);
+        case GPUSHIM_SYEVR:
+            return syevr_valid(op);
+        case GPUSHIM_SYGVD:
+            return op.itype >= 1 && op.itype <= 3 && is_one_of(op.jobz, "NV") && is_one_of(op.uplo, "UL") &&
+                   square_valid(op) && leading(op.ldb, op.n);
+        case GPUSHIM_GEEV:
+            return geev_valid(op);
+        case GPUSHIM_GELS:
+            return gels_valid(op);
+        case GPUSHIM_GELSD:
+            return op.m >= 0 && op.n >= 0 && op.nrhs >= 0 && leading(op.lda, op.m) &&
+                   leading(op.ldb, std::max(op.m, op.n));
     }
     return false;
 }
@@ -146,6 +213,9 @@ bool is_degenerate(const LapackOp& op) {
             return op.n == 0 || op.nrhs == 0;
         case GPUSHIM_ORMQR:
             return op.m == 0 || op.n == 0 || op.k == 0;
+        case GPUSHIM_GELS:
+        case GPUSHIM_GELSD:
+            return op.m == 0 || op.n == 0 || op.nrhs == 0;
         default:
             return op.n == 0;
     }
@@ -156,6 +226,12 @@ bool suits_device(const LapackOp& op) {
     switch (op.kind) {
         case GPUSHIM_GESVD:
             return op.m >= op.n;
+        case GPUSHIM_GELS:
+            return op.trans == 'N' && op.m >= op.n && gels_leaves_unscaled(op);
+        case GPUSHIM_GELSD:
+            return op.m >= op.n && gels_leaves_unscaled(op);
+        case GPUSHIM_GEEV:
+            return op.jobvl == 'N';
         case GPUSHIM_GETRI:
         case GPUSHIM_POTRI:
             return !diagonal_has_zero(op);
@@ -174,6 +250,8 @@ double effective_order(const LapackOp& op) {
         case GPUSHIM_GETRF:
         case GPUSHIM_GEQRF:
         case GPUSHIM_GESVD:
+        case GPUSHIM_GELS:
+        case GPUSHIM_GELSD:
             return std::cbrt(m * n * std::min(m, n));
         case GPUSHIM_GETRS:
         case GPUSHIM_POTRS:
@@ -242,6 +320,25 @@ double flop_count(const LapackOp& op) {
             // Tridiagonal reduction 4n^3/3; with vectors, the back-transformation and the
             // divide and conquer add about 8n^3 (Golub and Van Loan's 9n^3 in all).
             real_operations = op.jobz == 'V' ? 9.0 * n3 : 4.0 * n3 / 3.0;
+            break;
+        case GPUSHIM_SYEVR:
+            real_operations = op.jobz == 'V' ? 9.0 * n3 : 4.0 * n3 / 3.0;
+            break;
+        case GPUSHIM_SYGVD:
+            // Cholesky of B (n^3/3), reduction to standard form (n^3), the eigenproblem,
+            // and with vectors a triangular solve (n^3).
+            real_operations = 4.0 * n3 / 3.0 + (op.jobz == 'V' ? 10.0 * n3 : 4.0 * n3 / 3.0);
+            break;
+        case GPUSHIM_GEEV:
+            // Golub and Van Loan: about 10n^3 for the eigenvalues, 25n^3 with eigenvectors.
+            real_operations = op.jobz == 'V' ? 25.0 * n3 : 10.0 * n3;
+            break;
+        case GPUSHIM_GELS:
+            real_operations = 2.0 * m * n * n - 2.0 * n3 / 3.0 + nrhs * (4.0 * m * n - n * n);
+            break;
+        case GPUSHIM_GELSD:
+            // QR of A, an SVD of R with its vectors (about 8n^3), products with B.
+            real_operations = 2.0 * m * n * n + 8.0 * n3 + nrhs * (4.0 * m * n + 4.0 * n * n);
             break;
         case GPUSHIM_GESVD: {
             // Bidiagonal reduction 4mn^2 - 4n^3/3 (m >= n); vectors roughly triple it.

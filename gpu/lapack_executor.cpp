@@ -14,9 +14,10 @@
 namespace gpushim::gpu {
 namespace {
 
-constexpr std::size_t kMaxParts = 7;  // five arrays, the pivots, INFO
+constexpr std::size_t kMaxParts = 8;  // five arrays, the pivots, INFO, the count found
 constexpr std::size_t kPivotsPart = 5;
 constexpr std::size_t kInfoPart = 6;
+constexpr std::size_t kFoundPart = 7;
 
 std::size_t aligned(std::size_t bytes) {
     return (bytes + 7) / 8 * 8;
@@ -40,6 +41,54 @@ bool factor_diagonal_is_positive(const LapackOp& op, const std::byte* packed) {
     const bool single = op.precision == GPUSHIM_PREC_S || op.precision == GPUSHIM_PREC_C;
     return single ? diagonal_is_positive<float>(packed, op.n, element)
                   : diagonal_is_positive<double>(packed, op.n, element);
+}
+
+// GELS answers INFO = k for an exactly zero R(k,k) (a rank-deficient A); the packed m x n
+// factors of the device hold R in their upper triangle.
+bool r_diagonal_has_zero(const LapackOp& op, const std::byte* packed) {
+    const std::size_t element = element_size(op.precision);
+    const std::size_t real = is_complex(op.precision) ? element / 2 : element;
+    for (int64_t j = 0; j < op.n; ++j) {
+        const std::byte* entry = packed + static_cast<std::size_t>(j * op.m + j) * element;
+        bool zero = true;
+        for (std::size_t offset = 0; offset < element; offset += real) {
+            if (real == sizeof(float)) {
+                float value;
+                std::memcpy(&value, entry + offset, sizeof value);
+                zero = zero && value == 0.0F;
+            } else {
+                double value;
+                std::memcpy(&value, entry + offset, sizeof value);
+                zero = zero && value == 0.0;
+            }
+        }
+        if (zero) return true;
+    }
+    return false;
+}
+
+// Whether the device's results may be delivered: INFO = 0, and what LAPACK would still
+// reject (a NaN or non-positive Cholesky pivot, a zero in GELS's R) is not there.
+bool device_result_usable(const LapackOp& op, int info, const std::byte* packed_a) {
+    if (info != 0) return false;
+    switch (op.kind) {
+        case GPUSHIM_POTRF:
+        case GPUSHIM_POSV:
+            return factor_diagonal_is_positive(op, packed_a);
+        case GPUSHIM_GELS:
+            return !r_diagonal_has_zero(op, packed_a);
+        default:
+            return true;
+    }
+}
+
+// The part of a delivered operand that holds results: SYEVR's first `found` eigenvalues
+// and eigenvectors.
+Matrix delivered_part(const LapackOperand& operand, int64_t found) {
+    Matrix part = operand.host;
+    if (operand.limits == FoundLimits::rows) part.extent.rows = std::min(part.extent.rows, found);
+    if (operand.limits == FoundLimits::columns) part.extent.cols = std::min(part.extent.cols, found);
+    return part;
 }
 
 std::vector<int64_t> widened_pivots(const LapackOp& op, int64_t count) {
@@ -92,8 +141,11 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     }
     sizes[kPivotsPart] = pivot_bytes;
     sizes[kInfoPart] = sizeof(int);
+    sizes[kFoundPart] = operands.counts_found ? sizeof(int64_t) : 0;
     result_offsets[kPivotsPart] = result_bytes;
     if (operands.pivots_out) result_bytes += aligned(pivot_bytes);
+    result_offsets[kFoundPart] = result_bytes;
+    result_bytes += aligned(sizes[kFoundPart]);
     result_offsets[kInfoPart] = result_bytes;
     result_bytes += sizeof(int);
     if (!context->reserve_result(*plugin, 0, result_bytes)) {
@@ -112,12 +164,14 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     }
 
     gpushim_lapack_op device_op = op;
-    device_op.a = device_op.b = device_op.tau = device_op.w = device_op.u = device_op.vt = nullptr;
+    device_op.a = device_op.b = device_op.tau = device_op.w = device_op.wi = device_op.u =
+        device_op.vt = nullptr;
     device_op.lda = device_op.ldb = device_op.ldu = device_op.ldvt = 1;
     for (std::size_t i = 0; i < operands.count; ++i)
         set_device_array(device_op, operands.list[i], buffers.part(i));
     device_op.ipiv = static_cast<int64_t*>(buffers.part(kPivotsPart));
     device_op.info = static_cast<int*>(buffers.part(kInfoPart));
+    device_op.found = static_cast<int64_t*>(buffers.part(kFoundPart));
 
     Staging staging(*plugin, *context, transfers);
     const char* step = "upload";
@@ -149,6 +203,8 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     }
     if (status == 0 && operands.pivots_out && pivot_bytes > 0)
         status = staging.download(device_op.ipiv, result_offsets[kPivotsPart], pivot_bytes, 1, 0);
+    if (status == 0 && operands.counts_found)
+        status = staging.download(device_op.found, result_offsets[kFoundPart], sizeof(int64_t), 1, 0);
     if (status == 0)
         status = staging.download(device_op.info, result_offsets[kInfoPart], sizeof(int), 1, 0);
     const int sync_status = staging.synchronize_all();
@@ -164,16 +220,26 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     const auto* result = static_cast<const std::byte*>(context->result[0]);
     int info = 0;
     std::memcpy(&info, result + result_offsets[kInfoPart], sizeof info);
-    const bool cholesky = op.kind == GPUSHIM_POTRF || op.kind == GPUSHIM_POSV;
-    if (info != 0 || (cholesky && !factor_diagonal_is_positive(op, result + result_offsets[0]))) {
+    if (!device_result_usable(op, info, result + result_offsets[0])) {
         log::write(log::Level::debug,
-                   "device operation reports INFO = %d (or a NaN pivot); the CPU computes the call",
+                   "device operation reports INFO = %d (or a result LAPACK rejects); the CPU "
+                   "computes the call",
                    info);
         return Outcome::unavailable;
     }
+    int64_t found = 0;
+    if (operands.counts_found) {
+        std::memcpy(&found, result + result_offsets[kFoundPart], sizeof found);
+        if (found < 0 || found > op.n) {
+            report_failure(*plugin, "count of eigenvalues", -1);
+            return Outcome::failed;
+        }
+        *op.found = found;
+    }
     for (std::size_t i = 0; i < operands.count; ++i) {
         const LapackOperand& operand = operands.list[i];
-        if (operand.deliver) deliver(result + result_offsets[i], operand.host, operand.part);
+        if (operand.deliver)
+            deliver(result + result_offsets[i], delivered_part(operand, found), operand.part);
     }
     if (operands.pivots_out)
         store_pivots(op, result + result_offsets[kPivotsPart], operands.pivot_count);

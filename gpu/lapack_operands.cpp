@@ -17,26 +17,32 @@ class OperandList {
 
     // A matrix of the operation's element type.
     void add(Slot slot, void* host, int64_t ld, int64_t rows, int64_t cols, bool upload,
-             bool deliver, Triangle part = Triangle::all) {
-        add_array(slot, host, ld, rows, cols, element_, upload, deliver, part);
+             bool deliver, Triangle part = Triangle::all,
+             FoundLimits limits = FoundLimits::nothing) {
+        add_array(slot, host, ld, rows, cols, element_, upload, deliver, part, limits);
     }
     // A vector of real values (eigenvalues, singular values), delivered.
-    void add_real_output(Slot slot, void* host, int64_t length) {
-        add_array(slot, host, length, length, 1, real_element_, false, true, Triangle::all);
+    void add_real_output(Slot slot, void* host, int64_t length,
+                         FoundLimits limits = FoundLimits::nothing) {
+        add_array(slot, host, length, length, 1, real_element_, false, true, Triangle::all,
+                  limits);
     }
     void pivots(int64_t count, bool in, bool out) {
         result_.pivot_count = count;
         result_.pivots_in = in;
         result_.pivots_out = out;
     }
+    void counts_found() { result_.counts_found = true; }
     LapackOperands result() const { return result_; }
 
   private:
     void add_array(Slot slot, void* host, int64_t ld, int64_t rows, int64_t cols,
-                   std::size_t element, bool upload, bool deliver, Triangle part) {
+                   std::size_t element, bool upload, bool deliver, Triangle part,
+                   FoundLimits limits) {
         result_.list[result_.count++] = {
-            slot, Matrix{static_cast<const std::byte*>(host), ld, {rows, cols}, element}, upload,
-            deliver, part};
+            slot,    Matrix{static_cast<const std::byte*>(host), ld, {rows, cols}, element},
+            upload,  deliver,
+            part,    limits};
     }
 
     std::size_t element_;
@@ -53,6 +59,28 @@ void add_gesvd(const LapackOp& op, OperandList& operands) {
         operands.add(Slot::u, op.u, op.ldu, op.m, op.jobu == 'A' ? op.m : smaller, false, true);
     if (op.jobvt == 'A' || op.jobvt == 'S')
         operands.add(Slot::vt, op.vt, op.ldvt, op.jobvt == 'A' ? op.n : smaller, op.n, false, true);
+}
+
+void add_syevr(const LapackOp& op, OperandList& operands) {
+    operands.add(Slot::a, op.a, op.lda, op.n, op.n, true, false);
+    operands.add_real_output(Slot::w, op.w, op.n, FoundLimits::rows);
+    // Room for every eigenvector the range may give: iu - il + 1 by index, else n.
+    const int64_t most = op.range == 'I' ? op.iu - op.il + 1 : op.n;
+    if (op.jobz == 'V')
+        operands.add(Slot::u, op.u, op.ldu, op.n, most, false, true, Triangle::all,
+                     FoundLimits::columns);
+    operands.counts_found();
+}
+
+void add_geev(const LapackOp& op, OperandList& operands) {
+    operands.add(Slot::a, op.a, op.lda, op.n, op.n, true, false);
+    if (is_complex(op.precision)) {
+        operands.add(Slot::w, op.w, op.n, op.n, 1, false, true);
+    } else {
+        operands.add_real_output(Slot::w, op.w, op.n);
+        operands.add_real_output(Slot::wi, op.wi, op.n);
+    }
+    if (op.jobz == 'V') operands.add(Slot::u, op.u, op.ldu, op.n, op.n, false, true);
 }
 
 }  // namespace
@@ -120,6 +148,27 @@ LapackOperands lapack_operands(const LapackOp& op) {
         case GPUSHIM_GESVD:
             add_gesvd(op, operands);
             break;
+        case GPUSHIM_SYEVR:
+            add_syevr(op, operands);
+            break;
+        case GPUSHIM_SYGVD:
+            operands.add(Slot::a, op.a, op.lda, n, n, true, op.jobz == 'V');
+            operands.add(Slot::b, op.b, op.ldb, n, n, true, true, triangle_of(op.uplo));
+            operands.add_real_output(Slot::w, op.w, n);
+            break;
+        case GPUSHIM_GEEV:
+            add_geev(op, operands);
+            break;
+        case GPUSHIM_GELS:
+            operands.add(Slot::a, op.a, op.lda, op.m, n, true, true);
+            operands.add(Slot::b, op.b, op.ldb, op.m, op.nrhs, true, true);
+            break;
+        case GPUSHIM_GELSD:
+            operands.add(Slot::a, op.a, op.lda, op.m, n, true, false);
+            operands.add(Slot::b, op.b, op.ldb, op.m, op.nrhs, true, true);
+            operands.add_real_output(Slot::w, op.w, n);
+            operands.counts_found();
+            break;
     }
     return operands.result();
 }
@@ -140,6 +189,9 @@ void set_device_array(gpushim_lapack_op& device_op, const LapackOperand& operand
             break;
         case Slot::w:
             device_op.w = device;
+            break;
+        case Slot::wi:
+            device_op.wi = device;
             break;
         case Slot::u:
             device_op.u = device;

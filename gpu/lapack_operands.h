@@ -13,7 +13,11 @@
 namespace gpushim::gpu {
 
 // The array fields of gpushim_lapack_op.
-enum class Slot { a, b, tau, w, u, vt };
+enum class Slot { a, b, tau, w, wi, u, vt };
+
+// SYEVR finds a number of eigenvalues known only afterwards: of its w and z, only the
+// first `found` rows or columns are delivered.
+enum class FoundLimits { nothing, rows, columns };
 
 struct LapackOperand {
     Slot slot;
@@ -21,6 +25,7 @@ struct LapackOperand {
     bool upload;
     bool deliver;
     Triangle part;  // what of it is delivered
+    FoundLimits limits;
 };
 
 struct LapackOperands {
@@ -29,6 +34,7 @@ struct LapackOperands {
     int64_t pivot_count = 0;
     bool pivots_in = false;   // the caller's pivots are read (GETRS, GETRI)
     bool pivots_out = false;  // the device's pivots are delivered (GETRF, GESV)
+    bool counts_found = false;  // the operation reports a count in `found` (SYEVR)
 
     const LapackOperand* begin() const { return list.data(); }
     const LapackOperand* end() const { return list.data() + count; }

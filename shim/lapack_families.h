@@ -478,4 +478,280 @@ void lapack_gesdd_complex(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
         });
 }
 
+// SYEVR's ISUPPZ: for the full spectrum (the only case LAPACK sets it), the first and last
+// rows (1-based) where each eigenvector in Z is nonzero.
+template <class T, class Int>
+void store_support(const T* z, int64_t ldz, int64_t n, int64_t count, Int* isuppz) {
+    for (int64_t j = 0; j < count; ++j) {
+        const T* column = z + j * ldz;
+        int64_t first = 0;
+        while (first < n - 1 && column[first] == T{}) ++first;
+        int64_t last = n - 1;
+        while (last > first && column[last] == T{}) --last;
+        isuppz[2 * j] = static_cast<Int>(first + 1);
+        isuppz[2 * j + 1] = static_cast<Int>(last + 1);
+    }
+}
+
+template <class T, class Int, class R>
+LapackOp syevr_op(gpushim_lapack_kind kind, const char* jobz, const char* range, const char* uplo,
+                  const Int* n, T* a, const Int* lda, const R* vl, const R* vu, const Int* il,
+                  const Int* iu, void* w, T* z, const Int* ldz, int64_t* found) {
+    LapackOp op = eigen_op(kind, jobz, uplo, *n, a, *lda, w);
+    op.range = fortran_flag(range);
+    // VL, VU, IL, IU are referenced only for their range (and may be anything otherwise).
+    if (op.range == 'V') {
+        op.vl = static_cast<double>(*vl);
+        op.vu = static_cast<double>(*vu);
+    }
+    if (op.range == 'I') {
+        op.il = *il;
+        op.iu = *iu;
+    }
+    op.u = z;
+    op.ldu = *ldz;
+    op.found = found;
+    return op;
+}
+
+// After an offloaded SYEVR/HEEVR: M, ISUPPZ (full spectrum with vectors), INFO.
+template <class T, class Int>
+void finish_syevr(const LapackOp& op, int64_t found, Int* m, const T* z, Int* isuppz, Int* info) {
+    *m = static_cast<Int>(found);
+    const bool full_spectrum = op.range == 'A' || (op.range == 'I' && op.il == 1 && op.iu == op.n);
+    if (op.jobz == 'V' && full_spectrum) store_support(z, op.ldu, op.n, found, isuppz);
+    *info = 0;
+}
+
+template <class T, class Int, class Cpu>
+void lapack_syevr(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                  GPUSHIM_LAPACK_syevr_PARAMS(T, Int)) {
+    int64_t found = 0;
+    const LapackOp op = syevr_op(kind, jobz, range, uplo, n, a, lda, vl, vu, il, iu, w, z, ldz, &found);
+    T optimal{};
+    Int optimal_integers = 0;
+    const auto workspace_suffices = [&] {
+        const Int query = -1;
+        Int query_info = 0;
+        Int query_m = 0;
+        cpu.get()(jobz, range, uplo, n, a, lda, vl, vu, il, iu, abstol, &query_m, w, z, ldz, isuppz,
+                  &optimal, &query, &optimal_integers, &query, &query_info, jobz_len, range_len,
+                  uplo_len);
+        return query_info == 0 && at_least(lwork, optimal) && *liwork >= optimal_integers;
+    };
+    route(op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_syevr_ARGS); }, workspace_suffices, [&] {
+        finish_syevr(op, found, m, z, isuppz, info);
+        work[0] = optimal;
+        iwork[0] = optimal_integers;
+    });
+}
+
+template <class T, class Int, class Cpu>
+void lapack_heevr(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                  GPUSHIM_LAPACK_heevr_PARAMS(T, Int)) {
+    int64_t found = 0;
+    const LapackOp op = syevr_op(kind, jobz, range, uplo, n, a, lda, vl, vu, il, iu, w, z, ldz, &found);
+    T optimal{};
+    RealPart<T> optimal_reals{};
+    Int optimal_integers = 0;
+    const auto workspace_suffices = [&] {
+        const Int query = -1;
+        Int query_info = 0;
+        Int query_m = 0;
+        cpu.get()(jobz, range, uplo, n, a, lda, vl, vu, il, iu, abstol, &query_m, w, z, ldz, isuppz,
+                  &optimal, &query, &optimal_reals, &query, &optimal_integers, &query, &query_info,
+                  jobz_len, range_len, uplo_len);
+        return query_info == 0 && at_least(lwork, optimal) && at_least(lrwork, optimal_reals) &&
+               *liwork >= optimal_integers;
+    };
+    route(op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_heevr_ARGS); }, workspace_suffices, [&] {
+        finish_syevr(op, found, m, z, isuppz, info);
+        work[0] = optimal;
+        rwork[0] = optimal_reals;
+        iwork[0] = optimal_integers;
+    });
+}
+
+template <class T, class Int>
+LapackOp sygvd_op(gpushim_lapack_kind kind, const Int* itype, const char* jobz, const char* uplo,
+                  const Int* n, T* a, const Int* lda, T* b, const Int* ldb, void* w) {
+    LapackOp op = eigen_op(kind, jobz, uplo, *n, a, *lda, w);
+    op.itype = *itype;
+    op.b = b;
+    op.ldb = *ldb;
+    return op;
+}
+
+template <class T, class Int, class Cpu>
+void lapack_sygvd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                  GPUSHIM_LAPACK_sygvd_PARAMS(T, Int)) {
+    const LapackOp op = sygvd_op(kind, itype, jobz, uplo, n, a, lda, b, ldb, w);
+    T optimal{};
+    Int optimal_integers = 0;
+    const auto workspace_suffices = [&] {
+        const Int query = -1;
+        Int query_info = 0;
+        cpu.get()(itype, jobz, uplo, n, a, lda, b, ldb, w, &optimal, &query, &optimal_integers,
+                  &query, &query_info, jobz_len, uplo_len);
+        return query_info == 0 && at_least(lwork, optimal) && *liwork >= optimal_integers;
+    };
+    route(op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_sygvd_ARGS); }, workspace_suffices, [&] {
+        work[0] = optimal;
+        iwork[0] = optimal_integers;
+        *info = 0;
+    });
+}
+
+template <class T, class Int, class Cpu>
+void lapack_hegvd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                  GPUSHIM_LAPACK_hegvd_PARAMS(T, Int)) {
+    const LapackOp op = sygvd_op(kind, itype, jobz, uplo, n, a, lda, b, ldb, w);
+    T optimal{};
+    RealPart<T> optimal_reals{};
+    Int optimal_integers = 0;
+    const auto workspace_suffices = [&] {
+        const Int query = -1;
+        Int query_info = 0;
+        cpu.get()(itype, jobz, uplo, n, a, lda, b, ldb, w, &optimal, &query, &optimal_reals, &query,
+                  &optimal_integers, &query, &query_info, jobz_len, uplo_len);
+        return query_info == 0 && at_least(lwork, optimal) && at_least(lrwork, optimal_reals) &&
+               *liwork >= optimal_integers;
+    };
+    route(op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_hegvd_ARGS); }, workspace_suffices, [&] {
+        work[0] = optimal;
+        rwork[0] = optimal_reals;
+        iwork[0] = optimal_integers;
+        *info = 0;
+    });
+}
+
+template <class T, class Int>
+LapackOp geev_op(gpushim_lapack_kind kind, const char* jobvl, const char* jobvr, const Int* n, T* a,
+                 const Int* lda, void* w, void* wi, const Int* ldvl, T* vr, const Int* ldvr) {
+    LapackOp op = blank_lapack_op<T>(kind);
+    op.jobvl = fortran_flag(jobvl);
+    op.ldvl = *ldvl;
+    op.jobz = fortran_flag(jobvr);
+    op.n = *n;
+    op.a = a;
+    op.lda = *lda;
+    op.w = w;
+    op.wi = wi;
+    op.u = vr;
+    op.ldu = *ldvr;
+    return op;
+}
+
+// GEEV's workspace: WORK(1) from a query; the complex RWORK has a fixed size.
+template <class T, class Int, class ForwardCall, class QueryCall>
+void route_geev(const LapackOp& op, Routine routine, T* work, const Int* lwork, Int* info,
+                ForwardCall&& forward, QueryCall&& query_call) {
+    route_svd(op, routine, work, lwork, info, forward, query_call);
+}
+
+template <class T, class Int, class Cpu>
+void lapack_geev(gpushim_lapack_kind kind, Routine routine, Cpu& cpu, GPUSHIM_LAPACK_geev_PARAMS(T, Int)) {
+    const LapackOp op = geev_op(kind, jobvl, jobvr, n, a, lda, wr, wi, ldvl, vr, ldvr);
+    route_geev(op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_geev_ARGS); },
+               [&](T* query_work, const Int* query, Int* query_info) {
+                   cpu.get()(jobvl, jobvr, n, a, lda, wr, wi, vl, ldvl, vr, ldvr, query_work, query,
+                             query_info, jobvl_len, jobvr_len);
+               });
+}
+
+template <class T, class Int, class Cpu>
+void lapack_geev_complex(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                         GPUSHIM_LAPACK_geev_complex_PARAMS(T, Int)) {
+    const LapackOp op = geev_op(kind, jobvl, jobvr, n, a, lda, w, nullptr, ldvl, vr, ldvr);
+    route_geev(op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_geev_complex_ARGS); },
+               [&](T* query_work, const Int* query, Int* query_info) {
+                   cpu.get()(jobvl, jobvr, n, a, lda, w, vl, ldvl, vr, ldvr, query_work, query,
+                             rwork, query_info, jobvl_len, jobvr_len);
+               });
+}
+
+template <class T, class Int, class Cpu>
+void lapack_gels(gpushim_lapack_kind kind, Routine routine, Cpu& cpu, GPUSHIM_LAPACK_gels_PARAMS(T, Int)) {
+    LapackOp op = blank_lapack_op<T>(kind);
+    op.trans = fortran_flag(trans);
+    op.m = *m;
+    op.n = *n;
+    op.nrhs = *nrhs;
+    op.a = a;
+    op.lda = *lda;
+    op.b = b;
+    op.ldb = *ldb;
+    route_svd(op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_gels_ARGS); },
+              [&](T* query_work, const Int* query, Int* query_info) {
+                  cpu.get()(trans, m, n, nrhs, a, lda, b, ldb, query_work, query, query_info, trans_len);
+              });
+}
+
+template <class T, class Int, class R>
+LapackOp gelsd_op(gpushim_lapack_kind kind, const Int* m, const Int* n, const Int* nrhs, T* a,
+                  const Int* lda, T* b, const Int* ldb, void* s, const R* rcond, int64_t* rank) {
+    LapackOp op = blank_lapack_op<T>(kind);
+    op.m = *m;
+    op.n = *n;
+    op.nrhs = *nrhs;
+    op.a = a;
+    op.lda = *lda;
+    op.b = b;
+    op.ldb = *ldb;
+    op.w = s;
+    op.rcond = static_cast<double>(*rcond);
+    op.found = rank;
+    return op;
+}
+
+// GELSD answers its query in WORK(1), IWORK(1) (the minimum LIWORK) and, complex, RWORK(1)
+// (the minimum LRWORK); IWORK and RWORK have no size argument, so only LWORK is compared.
+// An offloaded call stores the same answers, as LAPACK does on exit.
+template <class T, class Int, class Cpu>
+void lapack_gelsd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu, GPUSHIM_LAPACK_gelsd_PARAMS(T, Int)) {
+    int64_t found = 0;
+    const LapackOp op = gelsd_op(kind, m, n, nrhs, a, lda, b, ldb, s, rcond, &found);
+    T optimal{};
+    Int integers = 0;
+    const auto workspace_suffices = [&] {
+        const Int query = -1;
+        Int query_info = 0;
+        Int query_rank = 0;
+        cpu.get()(m, n, nrhs, a, lda, b, ldb, s, rcond, &query_rank, &optimal, &query, &integers,
+                  &query_info);
+        return query_info == 0 && at_least(lwork, optimal);
+    };
+    route(op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_gelsd_ARGS); }, workspace_suffices, [&] {
+        *rank = static_cast<Int>(found);
+        work[0] = optimal;
+        iwork[0] = integers;
+        *info = 0;
+    });
+}
+
+template <class T, class Int, class Cpu>
+void lapack_gelsd_complex(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                          GPUSHIM_LAPACK_gelsd_complex_PARAMS(T, Int)) {
+    int64_t found = 0;
+    const LapackOp op = gelsd_op(kind, m, n, nrhs, a, lda, b, ldb, s, rcond, &found);
+    T optimal{};
+    RealPart<T> reals{};
+    Int integers = 0;
+    const auto workspace_suffices = [&] {
+        const Int query = -1;
+        Int query_info = 0;
+        Int query_rank = 0;
+        cpu.get()(m, n, nrhs, a, lda, b, ldb, s, rcond, &query_rank, &optimal, &query, &reals,
+                  &integers, &query_info);
+        return query_info == 0 && at_least(lwork, optimal);
+    };
+    route(op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_gelsd_complex_ARGS); }, workspace_suffices, [&] {
+        *rank = static_cast<Int>(found);
+        work[0] = optimal;
+        rwork[0] = reals;
+        iwork[0] = integers;
+        *info = 0;
+    });
+}
+
 }  // namespace gpushim::shim

@@ -80,6 +80,26 @@
     X(sgesdd, GESVD, gesdd, float, __VA_ARGS__) \
     X(dgesdd, GESVD, gesdd, double, __VA_ARGS__) \
     X(cgesdd, GESVD, gesdd_complex, ccomplex, __VA_ARGS__) \
-    X(zgesdd, GESVD, gesdd_complex, zcomplex, __VA_ARGS__)
+    X(zgesdd, GESVD, gesdd_complex, zcomplex, __VA_ARGS__) \
+    X(ssyevr, SYEVR, syevr, float, __VA_ARGS__) \
+    X(dsyevr, SYEVR, syevr, double, __VA_ARGS__) \
+    X(cheevr, SYEVR, heevr, ccomplex, __VA_ARGS__) \
+    X(zheevr, SYEVR, heevr, zcomplex, __VA_ARGS__) \
+    X(ssygvd, SYGVD, sygvd, float, __VA_ARGS__) \
+    X(dsygvd, SYGVD, sygvd, double, __VA_ARGS__) \
+    X(chegvd, SYGVD, hegvd, ccomplex, __VA_ARGS__) \
+    X(zhegvd, SYGVD, hegvd, zcomplex, __VA_ARGS__) \
+    X(sgeev, GEEV, geev, float, __VA_ARGS__) \
+    X(dgeev, GEEV, geev, double, __VA_ARGS__) \
+    X(cgeev, GEEV, geev_complex, ccomplex, __VA_ARGS__) \
+    X(zgeev, GEEV, geev_complex, zcomplex, __VA_ARGS__) \
+    X(sgels, GELS, gels, float, __VA_ARGS__) \
+    X(dgels, GELS, gels, double, __VA_ARGS__) \
+    X(cgels, GELS, gels, ccomplex, __VA_ARGS__) \
+    X(zgels, GELS, gels, zcomplex, __VA_ARGS__) \
+    X(sgelsd, GELSD, gelsd, float, __VA_ARGS__) \
+    X(dgelsd, GELSD, gelsd, double, __VA_ARGS__) \
+    X(cgelsd, GELSD, gelsd_complex, ccomplex, __VA_ARGS__) \
+    X(zgelsd, GELSD, gelsd_complex, zcomplex, __VA_ARGS__)
 
 #endif

@@ -116,3 +116,70 @@ using RealPart = typename fallback::RealOf<T>::type;
         gpushim::shim::RealPart<T> *rwork, I *iwork, I *info, std::size_t jobz_len
 #define GPUSHIM_LAPACK_gesdd_complex_ARGS \
     jobz, m, n, a, lda, s, u, ldu, vt, ldvt, work, lwork, rwork, iwork, info, jobz_len
+
+#define GPUSHIM_LAPACK_syevr_PARAMS(T, I)                                                          \
+    const char *jobz, const char *range, const char *uplo, const I *n, T *a, const I *lda,       \
+        const T *vl, const T *vu, const I *il, const I *iu, const T *abstol, I *m, T *w, T *z,   \
+        const I *ldz, I *isuppz, T *work, const I *lwork, I *iwork, const I *liwork, I *info,    \
+        std::size_t jobz_len, std::size_t range_len, std::size_t uplo_len
+#define GPUSHIM_LAPACK_syevr_ARGS                                                                  \
+    jobz, range, uplo, n, a, lda, vl, vu, il, iu, abstol, m, w, z, ldz, isuppz, work, lwork, iwork, \
+        liwork, info, jobz_len, range_len, uplo_len
+
+#define GPUSHIM_LAPACK_heevr_PARAMS(T, I)                                                          \
+    const char *jobz, const char *range, const char *uplo, const I *n, T *a, const I *lda,       \
+        const gpushim::shim::RealPart<T> *vl, const gpushim::shim::RealPart<T> *vu, const I *il, \
+        const I *iu, const gpushim::shim::RealPart<T> *abstol, I *m, gpushim::shim::RealPart<T> *w, \
+        T *z, const I *ldz, I *isuppz, T *work, const I *lwork, gpushim::shim::RealPart<T> *rwork, \
+        const I *lrwork, I *iwork, const I *liwork, I *info, std::size_t jobz_len,               \
+        std::size_t range_len, std::size_t uplo_len
+#define GPUSHIM_LAPACK_heevr_ARGS                                                                  \
+    jobz, range, uplo, n, a, lda, vl, vu, il, iu, abstol, m, w, z, ldz, isuppz, work, lwork, rwork, \
+        lrwork, iwork, liwork, info, jobz_len, range_len, uplo_len
+
+#define GPUSHIM_LAPACK_sygvd_PARAMS(T, I)                                                          \
+    const I *itype, const char *jobz, const char *uplo, const I *n, T *a, const I *lda, T *b,    \
+        const I *ldb, T *w, T *work, const I *lwork, I *iwork, const I *liwork, I *info,         \
+        std::size_t jobz_len, std::size_t uplo_len
+#define GPUSHIM_LAPACK_sygvd_ARGS \
+    itype, jobz, uplo, n, a, lda, b, ldb, w, work, lwork, iwork, liwork, info, jobz_len, uplo_len
+
+#define GPUSHIM_LAPACK_hegvd_PARAMS(T, I)                                                          \
+    const I *itype, const char *jobz, const char *uplo, const I *n, T *a, const I *lda, T *b,    \
+        const I *ldb, gpushim::shim::RealPart<T> *w, T *work, const I *lwork,                    \
+        gpushim::shim::RealPart<T> *rwork, const I *lrwork, I *iwork, const I *liwork, I *info,  \
+        std::size_t jobz_len, std::size_t uplo_len
+#define GPUSHIM_LAPACK_hegvd_ARGS                                                                  \
+    itype, jobz, uplo, n, a, lda, b, ldb, w, work, lwork, rwork, lrwork, iwork, liwork, info,     \
+        jobz_len, uplo_len
+
+#define GPUSHIM_LAPACK_geev_PARAMS(T, I)                                                           \
+    const char *jobvl, const char *jobvr, const I *n, T *a, const I *lda, T *wr, T *wi, T *vl,   \
+        const I *ldvl, T *vr, const I *ldvr, T *work, const I *lwork, I *info,                   \
+        std::size_t jobvl_len, std::size_t jobvr_len
+#define GPUSHIM_LAPACK_geev_ARGS \
+    jobvl, jobvr, n, a, lda, wr, wi, vl, ldvl, vr, ldvr, work, lwork, info, jobvl_len, jobvr_len
+
+#define GPUSHIM_LAPACK_geev_complex_PARAMS(T, I)                                                  \
+    const char *jobvl, const char *jobvr, const I *n, T *a, const I *lda, T *w, T *vl,          \
+        const I *ldvl, T *vr, const I *ldvr, T *work, const I *lwork,                           \
+        gpushim::shim::RealPart<T> *rwork, I *info, std::size_t jobvl_len, std::size_t jobvr_len
+#define GPUSHIM_LAPACK_geev_complex_ARGS \
+    jobvl, jobvr, n, a, lda, w, vl, ldvl, vr, ldvr, work, lwork, rwork, info, jobvl_len, jobvr_len
+
+#define GPUSHIM_LAPACK_gels_PARAMS(T, I)                                                        \
+    const char *trans, const I *m, const I *n, const I *nrhs, T *a, const I *lda, T *b,       \
+        const I *ldb, T *work, const I *lwork, I *info, std::size_t trans_len
+#define GPUSHIM_LAPACK_gels_ARGS trans, m, n, nrhs, a, lda, b, ldb, work, lwork, info, trans_len
+
+#define GPUSHIM_LAPACK_gelsd_PARAMS(T, I)                                                       \
+    const I *m, const I *n, const I *nrhs, T *a, const I *lda, T *b, const I *ldb, T *s,       \
+        const T *rcond, I *rank, T *work, const I *lwork, I *iwork, I *info
+#define GPUSHIM_LAPACK_gelsd_ARGS m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, iwork, info
+
+#define GPUSHIM_LAPACK_gelsd_complex_PARAMS(T, I)                                                 \
+    const I *m, const I *n, const I *nrhs, T *a, const I *lda, T *b, const I *ldb,              \
+        gpushim::shim::RealPart<T> *s, const gpushim::shim::RealPart<T> *rcond, I *rank, T *work, \
+        const I *lwork, gpushim::shim::RealPart<T> *rwork, I *iwork, I *info
+#define GPUSHIM_LAPACK_gelsd_complex_ARGS \
+    m, n, nrhs, a, lda, b, ldb, s, rcond, rank, work, lwork, rwork, iwork, info

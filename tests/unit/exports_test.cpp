@@ -24,18 +24,19 @@ namespace {
 
 const std::set<std::string> kExpectedNames{GPUSHIM_FOR_EACH_NAME_SCHEME(GPUSHIM_NAMES_OF_SCHEME)};
 
-// 30 Level-3 routines with 8 names each; 17 LAPACK routines in 4 precisions with 4 names
+// 30 Level-3 routines with 8 names each; 22 LAPACK routines in 4 precisions with 4 names
 // each (Fortran only).
 TEST(Exports, TablesGiveEveryNameOfEveryScheme) {
-    EXPECT_EQ(kExpectedNames.size(), 30u * 8 + 17u * 4 * 4);
+    EXPECT_EQ(kExpectedNames.size(), 30u * 8 + 22u * 4 * 4);
     for (const char* name : {"dgemm_", "cblas_dgemm", "dgemm_64_", "cblas_dgemm64_",
                              "scipy_dgemm_64_", "scipy_cblas_dgemm64_", "scipy_dgemm_",
                              "scipy_cblas_dgemm", "zher2k_", "scipy_cblas_ctrsm64_", "dgesv_",
-                             "zheevd_64_", "scipy_cungqr_", "scipy_sgesdd_64_", "dormqr_"}) {
+                             "zheevd_64_", "scipy_cungqr_", "scipy_sgesdd_64_", "dormqr_",
+                             "dsyevr_", "zheevr_64_", "chegvd_", "sgeev_", "scipy_zgels_", "dgelsd_64_"}) {
         EXPECT_TRUE(kExpectedNames.count(name)) << name;
     }
     // LAPACK's real and complex names differ where it says so.
-    for (const char* name : {"sungqr_", "zorgqr_", "dheevd_", "csyev_", "cblas_dgesv"}) {
+    for (const char* name : {"sungqr_", "zorgqr_", "dheevd_", "csyev_", "cblas_dgesv", "dheevr_", "csygvd_"}) {
         EXPECT_FALSE(kExpectedNames.count(name)) << name;
     }
 }

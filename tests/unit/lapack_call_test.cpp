@@ -185,5 +185,80 @@ TEST(LapackCall, EigenAndSvdCostsAreCounted) {
               flop_count(svd('N', 'N', 200, 100, 1, 1)));
 }
 
+LapackOp syevr(char range, int64_t n, int64_t il, int64_t iu, double vl, double vu) {
+    LapackOp op = factorization(GPUSHIM_SYEVR, 0, n, n);
+    op.jobz = 'V';
+    op.range = range;
+    op.il = il;
+    op.iu = iu;
+    op.vl = vl;
+    op.vu = vu;
+    op.ldu = n;
+    return op;
+}
+
+TEST(LapackCall, SyevrRangesFollowLapack) {
+    EXPECT_TRUE(arguments_valid(syevr('A', 5, 0, 0, 0, 0)));
+    EXPECT_TRUE(arguments_valid(syevr('V', 5, 0, 0, -1.0, 1.0)));
+    EXPECT_FALSE(arguments_valid(syevr('V', 5, 0, 0, 1.0, 1.0)));  // needs VL < VU
+    LapackOp empty = syevr('V', 0, 0, 0, 1.0, 1.0);
+    empty.lda = empty.ldu = 1;
+    EXPECT_TRUE(arguments_valid(empty));  // unless n = 0
+    EXPECT_TRUE(arguments_valid(syevr('I', 5, 2, 4, 0, 0)));
+    EXPECT_FALSE(arguments_valid(syevr('I', 5, 0, 4, 0, 0)));
+    EXPECT_FALSE(arguments_valid(syevr('I', 5, 3, 2, 0, 0)));
+    EXPECT_FALSE(arguments_valid(syevr('I', 5, 2, 6, 0, 0)));
+    EXPECT_FALSE(arguments_valid(syevr('X', 5, 0, 0, 0, 0)));
+    LapackOp short_z = syevr('A', 5, 0, 0, 0, 0);
+    short_z.ldu = 4;
+    EXPECT_FALSE(arguments_valid(short_z));
+    short_z.jobz = 'N';  // Z is not referenced
+    EXPECT_TRUE(arguments_valid(short_z));
+}
+
+TEST(LapackCall, GeevLeftEigenvectorsStayOnTheCpu) {
+    LapackOp op = factorization(GPUSHIM_GEEV, 0, 5, 5);
+    op.jobvl = 'N';
+    op.jobz = 'V';
+    op.ldvl = 1;
+    op.ldu = 5;
+    EXPECT_TRUE(arguments_valid(op));
+    EXPECT_TRUE(suits_device(op));
+    op.jobvl = 'V';
+    EXPECT_FALSE(arguments_valid(op));  // LDVL < n
+    op.ldvl = 5;
+    EXPECT_TRUE(arguments_valid(op));
+    EXPECT_FALSE(suits_device(op));
+}
+
+TEST(LapackCall, GelsGoesToTheDeviceOnlyWithoutRescaling) {
+    double a[6] = {1, 2, 3, 4, 5, 7};
+    double b[3] = {1, 0, 1};
+    LapackOp op = factorization(GPUSHIM_GELS, 3, 2, 3);
+    op.trans = 'N';
+    op.nrhs = 1;
+    op.a = a;
+    op.b = b;
+    op.ldb = 3;
+    EXPECT_TRUE(arguments_valid(op));
+    EXPECT_TRUE(suits_device(op));
+    op.ldb = 2;
+    EXPECT_FALSE(arguments_valid(op));  // LDB >= max(m, n)
+    op.ldb = 3;
+    a[0] = 1e300;  // LAPACK scales A down first
+    EXPECT_FALSE(suits_device(op));
+    a[0] = 1.0;
+    b[0] = b[2] = 0.0;
+    EXPECT_TRUE(suits_device(op));  // B = 0 is not rescaled
+    b[1] = 1e-300;                  // a tiny B is
+    EXPECT_FALSE(suits_device(op));
+    b[1] = 1.0;
+    op.trans = 'T';
+    EXPECT_FALSE(suits_device(op));
+    op.trans = 'C';  // a real matrix is transposed with 'T'
+    EXPECT_FALSE(arguments_valid(op));
+    EXPECT_TRUE(is_degenerate(solve(GPUSHIM_GELS, 5, 0, 5, 5)));
+}
+
 }  // namespace
 }  // namespace gpushim

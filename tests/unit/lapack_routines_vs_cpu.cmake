@@ -1,14 +1,18 @@
-# lapack_solve_vs_cpu_test ({s,d,c,z}getrs, gesv, getri, potrs, posv, potri, trtrs, trtri)
-# and lapack_decomposition_vs_cpu_test ({s,d,c,z}geqrf, orgqr/ungqr, ormqr/unmqr,
-# syevd/heevd, syev/heev, gesvd, gesdd): through libgpushim.so's exported entry points
-# against OpenBLAS called directly (tests/unit/lapack_solve_vs_cpu_test.cpp,
-# tests/unit/lapack_decomposition_vs_cpu_test.cpp, sharing tests/unit/lapack_test_harness.h).
+# lapack_solve_vs_cpu_test ({s,d,c,z}getrs, gesv, getri, potrs, posv, potri, trtrs, trtri),
+# lapack_decomposition_vs_cpu_test ({s,d,c,z}geqrf, orgqr/ungqr, ormqr/unmqr,
+# syevd/heevd, syev/heev, gesvd, gesdd) and lapack_eigen_lstsq_vs_cpu_test ({s,d}syevr /
+# {c,z}heevr, {s,d}sygvd / {c,z}hegvd, {s,d,c,z}geev, gels): through libgpushim.so's exported
+# entry points against OpenBLAS called directly (tests/unit/lapack_solve_vs_cpu_test.cpp,
+# tests/unit/lapack_decomposition_vs_cpu_test.cpp, tests/unit/lapack_eigen_lstsq_vs_cpu_test.cpp,
+# sharing tests/unit/lapack_test_harness.h).
 # Included from tests/unit/CMakeLists.txt after lapack_vs_cpu.cmake, whose variants they
 # run (see there) and whose GPUSHIM_TEST_OPENBLAS64 (Debian's ILP64 OpenBLAS) they use. The
 # small_device variant's 200000 bytes of device memory hold the calls of order 70 and below,
 # not those of order 230 (211 KB a matrix in single precision): the report check wants both.
 # In the faults variant every 11th device operation fails, not every 7th: a GESV takes 7
-# (two uploads, the solve, four downloads), so that none would complete on the device.
+# (two uploads, the solve, four downloads), so that none would complete on the device; the
+# longest calls of lapack_eigen_lstsq_vs_cpu_test take 7 too (SYGVD with vectors: two
+# uploads, the solve, A, B, W and INFO back; SYEVR also downloads the count found), under 11.
 
 include(${CMAKE_CURRENT_LIST_DIR}/variant_tests.cmake)  # GPUSHIM_TEST_OPENBLAS, the functions
 
@@ -27,7 +31,15 @@ foreach(p s d c z)
   endforeach()
 endforeach()
 
-foreach(name lapack_solve_vs_cpu lapack_decomposition_vs_cpu)
+set(_lapack_eigen_lstsq_vs_cpu_routines
+    ssyevr dsyevr cheevr zheevr ssygvd dsygvd chegvd zhegvd)
+foreach(p s d c z)
+  foreach(r geev gels)
+    list(APPEND _lapack_eigen_lstsq_vs_cpu_routines ${p}${r})
+  endforeach()
+endforeach()
+
+foreach(name lapack_solve_vs_cpu lapack_decomposition_vs_cpu lapack_eigen_lstsq_vs_cpu)
   gpushim_vs_cpu_executable(${name}_test ${CMAKE_CURRENT_LIST_DIR}/${name}_test.cpp
     GPUSHIM_TEST_OPENBLAS64_PATH="${GPUSHIM_TEST_OPENBLAS64}")
   set(_${name}_env_offload "")

@@ -1,5 +1,6 @@
-// What the LAPACK *_vs_cpu test programs of the solvers and of the decompositions
-// (lapack_solve_vs_cpu_test.cpp, lapack_decomposition_vs_cpu_test.cpp) share, on top of
+// What the LAPACK *_vs_cpu test programs of the solvers, the decompositions and the
+// eigenproblems and least squares (lapack_solve_vs_cpu_test.cpp,
+// lapack_decomposition_vs_cpu_test.cpp, lapack_eigen_lstsq_vs_cpu_test.cpp) share, on top of
 // shim_test_harness.h: LAPACK names by precision, the name schemes a call may go through,
 // guarded arrays, one call made through the shim and through OpenBLAS on identical operands,
 // comparisons of what the two calls left, and operands in double precision (well
@@ -185,10 +186,16 @@ struct Array {
 template <class T>
 struct Operands {
     Array<T> a, b, c, u, vt, tau, work;
-    Array<Real<T>> values, rwork;  // values: the eigenvalues W or the singular values S
+    Array<Real<T>> values, rwork;  // values: the eigenvalues W (real GEEV: WR) or S
     Array<int64_t> ipiv, iwork;
     int64_t info = kInfoUnset;
     std::string output;
+    // The eigenvalue routines' further arguments: Z (SYEVR) or VR (GEEV), GEEV's VL, the
+    // complex GEEV's W, the real GEEV's WI, SYEVR's ISUPPZ and M (the count found).
+    Array<T> z, vl, w_complex;
+    Array<Real<T>> wi;
+    Array<int64_t> isuppz;
+    int64_t found = kInfoUnset;
 };
 
 // The scalar arguments as passed (they may be invalid): flags holds the CHARACTER*1
@@ -198,6 +205,12 @@ struct Args {
     int64_t m = kUnset, n = kUnset, k = kUnset, nrhs = kUnset;
     int64_t lda = kUnset, ldb = kUnset, ldc = kUnset, ldu = kUnset, ldvt = kUnset;
     int64_t lwork = kUnset, lrwork = kUnset, liwork = kUnset;
+    // SYGVD's ITYPE, SYEVR's IL and IU, the leading dimensions of Z (SYEVR), VL and VR (GEEV);
+    // SYEVR's VL, VU (NaN: not set) and ABSTOL.
+    int64_t itype = kUnset, il = kUnset, iu = kUnset;
+    int64_t ldz = kUnset, ldvl = kUnset, ldvr = kUnset;
+    double vl = std::numeric_limits<double>::quiet_NaN(),
+           vu = std::numeric_limits<double>::quiet_NaN(), abstol = 0.0;
 
     const char* flag(std::size_t index) const { return flags.c_str() + index; }
 };
@@ -329,6 +342,14 @@ std::string describe(Scheme scheme, const Args& args) {
     for (const auto& [label, value] : sizes) {
         if (value != kUnset) s << ' ' << label << '=' << value;
     }
+    const std::pair<const char*, int64_t> eigen_sizes[] = {
+        {"itype", args.itype}, {"il", args.il},     {"iu", args.iu},
+        {"ldz", args.ldz},     {"ldvl", args.ldvl}, {"ldvr", args.ldvr}};
+    for (const auto& [label, value] : eigen_sizes) {
+        if (value != kUnset) s << ' ' << label << '=' << value;
+    }
+    if (!std::isnan(args.vl) || !std::isnan(args.vu))
+        s << " vl=" << args.vl << " vu=" << args.vu << " abstol=" << args.abstol;
     return s.str();
 }
 
@@ -447,6 +468,11 @@ std::string compare_arrays_exactly(const Operands<T>& shim, const Operands<T>& r
     note_first_difference("RWORK", shim.rwork, ref.rwork, s);
     note_first_difference("IPIV", shim.ipiv, ref.ipiv, s);
     note_first_difference("IWORK", shim.iwork, ref.iwork, s);
+    note_first_difference("Z/VR", shim.z, ref.z, s);
+    note_first_difference("VL", shim.vl, ref.vl, s);
+    note_first_difference("W", shim.w_complex, ref.w_complex, s);
+    note_first_difference("WI", shim.wi, ref.wi, s);
+    note_first_difference("ISUPPZ", shim.isuppz, ref.isuppz, s);
     return s.str();
 }
 
@@ -456,6 +482,8 @@ std::string compare_exact(const Pair<T>& p) {
     std::ostringstream s;
     if (p.shim.info != p.ref.info)
         s << "INFO: shim " << p.shim.info << ", OpenBLAS " << p.ref.info << "; ";
+    if (p.shim.found != p.ref.found)
+        s << "M: shim " << p.shim.found << ", OpenBLAS " << p.ref.found << "; ";
     s << compare_arrays_exactly(p.shim, p.ref);
     if (p.shim.output != p.ref.output)
         s << "output: shim \"" << p.shim.output << "\", OpenBLAS \"" << p.ref.output << "\"";
