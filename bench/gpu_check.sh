@@ -13,11 +13,18 @@
 #    (the same NumPy under LD_PRELOAD), NVBLAS and gpushim through dgemm_ (ctypes),
 #    cuBLAS on device-resident data (PyTorch or CuPy), copy rates, and the PCIe model
 #    for DGEMM n = 8192 (bench/gemm_compare.py)
-# 5. factorization timings, DPOTRF/DGETRF/ZPOTRF at n = 4096, 8192: OpenBLAS (pip NumPy's
-#    np.linalg.cholesky, pip SciPy's lu_factor), gpushim with host data (the same under
-#    LD_PRELOAD), cuSOLVER on device-resident data (PyTorch or CuPy); at most 60 s
-#    (bench/factor_compare.py). The plugin-level LAPACK check (plugin.lapack.cuda) runs
-#    in step 2.
+# 5. LAPACK timings (bench/factor_compare.py): np.linalg solve, inv, cholesky, qr, svd,
+#    eigh, eig, lstsq and scipy.linalg.lu_factor in double, svd and eigh also in single
+#    (through SciPy: np.linalg computes float32 in double), at n = 4096, 8192 (eig 1024
+#    and 4096, lstsq 2048; 16384 where time is left): OpenBLAS (pip NumPy/SciPy, all
+#    cores), gpushim with host data (the same under LD_PRELOAD; one process and
+#    GPUSHIM_REPORT per report group, so the table names the routines each operation ran
+#    on the GPU), and the same operation on device-resident data (torch.linalg, else
+#    CuPy): time, speed-ups, checks. One time box of at most 150 s
+#    (GPU_CHECK_FACTOR_SECONDS), never more than half of what is left when GEMM starts;
+#    cells run by n, cheapest first, and those predicted not to fit are recorded as
+#    skipped with their predicted time (OpenBLAS's svd, eigh at 8192 take a minute or
+#    more on 16 cores). The plugin-level LAPACK check (plugin.lapack.cuda) runs in step 2.
 #
 # Every step runs under a timeout carved from one overall budget, so a hung step cannot
 # eat the device time; the summary says what ran, what was skipped and why.
@@ -30,8 +37,15 @@
 #                                 machine without a GPU)
 #   GPU_CHECK_SIZES=1024,2048,4096,8192,16384     GPU_CHECK_DTYPES=s,d,z
 #   GPU_CHECK_REPS=5              timed calls per cell (after one warm-up call)
-#   GPU_CHECK_FACTOR_SIZES=4096,8192   GPU_CHECK_FACTOR_CELLS=potrf:d,getrf:d,potrf:z
-#   GPU_CHECK_FACTOR_REPS=3       timed calls per factorization cell
+#   GPU_CHECK_FACTOR_SIZES=4096,8192    GPU_CHECK_FACTOR_EXTRA_SIZES=16384 (after all
+#                                 other cells, where time is left)
+#   GPU_CHECK_FACTOR_CELLS=solve:d,inv:d,cholesky:d,lu_factor:d,qr:d,eigh:d,svd:d,
+#                          lstsq:d:2048,eig:d:1024/4096,eigh:s,svd:s
+#                                 op:precision[:n1/n2] (own sizes); potrf = cholesky,
+#                                 getrf = lu_factor; eigh_evr: SciPy's default eigh;
+#                                 complex: z (and c for svd, eigh, eigh_evr, lu_factor)
+#   GPU_CHECK_FACTOR_REPS=3       timed calls per LAPACK cell at most (fewer past 3 s a cell)
+#   GPU_CHECK_FACTOR_SECONDS=150  step 5's seconds at most (scaled with GPU_CHECK_BUDGET)
 #   GPU_CHECK_CTEST_ARGS          extra arguments of step 2's ctest (e.g. "-LE scipy")
 #   GPU_CHECK_SKIP="netlib nvblas ..."   steps to leave out: build ctest netlib
 #                                 device openblas gpushim nvblas gpushim_f (GEMM columns)
@@ -58,8 +72,10 @@ sizes=${GPU_CHECK_SIZES:-1024,2048,4096,8192,16384}
 dtypes=${GPU_CHECK_DTYPES:-s,d,z}
 reps=${GPU_CHECK_REPS:-5}
 factor_sizes=${GPU_CHECK_FACTOR_SIZES:-4096,8192}
-factor_cells=${GPU_CHECK_FACTOR_CELLS:-potrf:d,getrf:d,potrf:z}
+factor_extra_sizes=${GPU_CHECK_FACTOR_EXTRA_SIZES-16384}
+factor_cells=${GPU_CHECK_FACTOR_CELLS:-solve:d,inv:d,cholesky:d,lu_factor:d,qr:d,eigh:d,svd:d,lstsq:d:2048,eig:d:1024/4096,eigh:s,svd:s}
 factor_reps=${GPU_CHECK_FACTOR_REPS:-3}
+factor_seconds=${GPU_CHECK_FACTOR_SECONDS:-150}
 skip=" ${GPU_CHECK_SKIP:-} "
 cuda_home=${CUDA_HOME:-/usr/local/cuda}
 [[ -d $cuda_home/bin ]] && PATH=$cuda_home/bin:$PATH
@@ -231,17 +247,25 @@ factor_py=$root/bench/factor_compare.py
 steps=(device openblas gpushim nvblas gpushim_f)
 declare -A share=([device]=14 [openblas]=30 [gpushim]=28 [nvblas]=18 [gpushim_f]=10)
 common_gemm=(--dtypes "$dtypes" --sizes "$sizes" --reps "$reps")
-# Step 5's columns and their seconds (for the default 460 s budget; 60 s in all).
+# Step 5's columns and their seconds (for the default 460 s budget), in percent of
+# GPU_CHECK_FACTOR_SECONDS. OpenBLAS takes the most: at 4096 alone, on 16 cores, its
+# svd, eigh and float32 svd and eigh are estimated at 4-20 s a call, eig at ~1 minute
+# (hence eig at 1024, lstsq at 2048 by default).
 factor_steps=(factor_device factor_openblas factor_gpushim)
-declare -A factor_share=([factor_device]=14 [factor_openblas]=26 [factor_gpushim]=20)
+declare -A factor_share=([factor_device]=17 [factor_openblas]=56 [factor_gpushim]=27)
+for s in "${factor_steps[@]}"; do factor_share[$s]=$(( factor_share[$s] * factor_seconds / 100 )); done
 
-# factor_reserve: the seconds step 5 keeps for itself while GEMM runs.
+# factor_keep: the seconds step 5 keeps for itself while GEMM runs: its columns' seconds,
+# but at most half of what is left when GEMM starts (set there).
+factor_keep=0
 factor_reserve() {
-    local s r=0
+    local s r=0 half=$(( ($(left) - 15) / 2 ))
     for s in "${factor_steps[@]}"; do
         [[ -z $(why_not "$s") ]] && r=$(( r + factor_share[$s] ))
     done
-    echo $(( r * budget / 460 ))
+    r=$(( r * budget / 460 ))
+    (( half < 0 )) && half=0
+    echo $(( r < half ? r : half ))
 }
 
 # gemm_step NAME CMD...: one python process measuring one column; its time is its share
@@ -253,7 +277,7 @@ gemm_step() {
         [[ $s == "$name" ]] && seen=1
         (( seen )) && [[ -z $(why_not "$s") ]] && rest=$(( rest + share[$s] ))
     done
-    local b=$(( ($(left) - 15 - $(factor_reserve)) * share[$name] / rest ))
+    local b=$(( ($(left) - 15 - factor_keep) * share[$name] / rest ))
     if (( b < 15 )); then note "gemm $name: not run, out of time"; return 0; fi
     run_step "gemm_$name" "$b" "$@" --budget $(( b - (b / 6 > 10 ? b / 6 : 10) )) --out "$jsonl"
     local rc=$?
@@ -266,8 +290,6 @@ why_not() {
     if skipped "$1"; then echo "skipped (GPU_CHECK_SKIP)"
     elif [[ $1 == factor_* ]] && skipped factor; then echo "skipped (GPU_CHECK_SKIP)"
     elif [[ $1 == factor_* && -z $have_numpy ]]; then echo "skipped, $py has no NumPy"
-    elif [[ $1 == factor_openblas || $1 == factor_gpushim ]] && [[ -z $have_scipy ]]; then
-        echo "n/a, $py has no SciPy (scipy.linalg.lu_factor)"
     elif [[ $1 == *gpushim* && ! -f $shim ]]; then echo "skipped, libgpushim.so not built"
     elif [[ $1 == nvblas && ! -f $nvblas_lib ]]; then echo "n/a, $nvblas_lib not found"
     elif [[ ($1 == nvblas || $1 == gpushim_f) && -z $cpu_blas ]]; then
@@ -275,9 +297,9 @@ why_not() {
     fi
 }
 
-have_numpy="" have_scipy=""
+have_numpy=""
 timeout 60 "$py" -c 'import numpy' >/dev/null 2>&1 && have_numpy=yes
-[[ -n $have_numpy ]] && timeout 60 "$py" -c 'import scipy.linalg' >/dev/null 2>&1 && have_scipy=yes
+factor_keep=$(factor_reserve)
 if [[ -z $have_numpy ]]; then
     note "gemm: skipped, $py has no NumPy"
 else
@@ -303,34 +325,42 @@ else
     done
 fi
 
-# --- 5. factorization timings ---------------------------------------------------------------
-# factor_step NAME CMD...: one python process measuring one column: its share of step 5's
-# seconds (at most its share of what is left, 10 s kept for the tables).
+# --- 5. LAPACK timings -----------------------------------------------------------------------
+# Step 5 is one time box: its columns' seconds, at most what is left less 10 s for the
+# tables. factor_step NAME CMD...: one python process measuring one column, for its share
+# of what is left of the box (what an earlier column did not use goes to the later ones);
+# the python --budget keeps a margin for the cell running when it ends (a long CPU call).
+factor_end=$SECONDS
+for s in "${factor_steps[@]}"; do
+    [[ -z $(why_not "$s") ]] && factor_end=$(( factor_end + factor_share[$s] * budget / 460 ))
+done
+(( factor_end > SECONDS + $(left) - 10 )) && factor_end=$(( SECONDS + $(left) - 10 ))
 factor_step() {
     local name=$1 s seen=0 rest=0; shift
     for s in "${factor_steps[@]}"; do
         [[ $s == "$name" ]] && seen=1
         (( seen )) && [[ -z $(why_not "$s") ]] && rest=$(( rest + factor_share[$s] ))
     done
-    local cap=$(( factor_share[$name] * budget / 460 )) b=$(( ($(left) - 10) * factor_share[$name] / rest ))
-    (( b > cap )) && b=$cap
+    local b=$(( (factor_end - SECONDS) * factor_share[$name] / rest ))
     if (( b < 8 )); then note "factor ${name#factor_}: not run, out of time"; return 0; fi
-    run_step "$name" "$b" "$@" --budget $(( b - (b / 8 > 3 ? b / 8 : 3) )) --out "$factor_jsonl"
+    run_step "$name" "$b" "$@" --budget $(( b - (b / 8 > 4 ? b / 8 : 4) )) --out "$factor_jsonl"
     local rc=$?
     (( rc != 0 )) && note "factor ${name#factor_}: $(status_of $rc) (logs/$name.log)"
     return 0
 }
 
-common_factor=(--cells "$factor_cells" --sizes "$factor_sizes" --reps "$factor_reps")
+common_factor=(--cells "$factor_cells" --sizes "$factor_sizes" --extra-sizes "$factor_extra_sizes"
+               --reps "$factor_reps")
 for s in "${factor_steps[@]}"; do
     why=$(why_not "$s")
     if [[ -n $why ]]; then note "factor ${s#factor_}: $why"; continue; fi
     case $s in
-        factor_device) factor_step "$s" "$py" "$factor_py" run --impl device --label cusolver "${common_factor[@]}" ;;
+        factor_device) factor_step "$s" "$py" "$factor_py" run --impl device --label device "${common_factor[@]}" ;;
         factor_openblas) factor_step "$s" "$py" "$factor_py" run --impl numpy --label openblas "${common_factor[@]}" ;;
-        factor_gpushim)
+        factor_gpushim)  # GPUSHIM_REPORT: one file per report group, factor_gpushim.report.<group>.json
             factor_step "$s" env "${shim_env[@]}" GPUSHIM_REPORT="$results/logs/factor_gpushim.report.json" \
-                "$py" "$factor_py" run --impl numpy --label gpushim "${common_factor[@]}" ;;
+                "$py" "$factor_py" run --impl numpy --label gpushim "${common_factor[@]}" \
+                --split-report --prior-label openblas ;;
     esac
 done
 
@@ -349,14 +379,11 @@ else
     say "GEMM table: nothing measured"
 fi
 say ""
-if [[ -s $factor_jsonl ]]; then
-    reports=()
-    [[ -f $results/logs/factor_gpushim.report.json ]] &&
-        reports+=(--report "gpushim=$results/logs/factor_gpushim.report.json")
-    timeout 30 "$py" "$factor_py" table "$factor_jsonl" "${reports[@]}" >"$results/factor_table.txt" 2>&1
+if [[ -s $factor_jsonl ]]; then  # the gpushim reports: named in the records
+    timeout 30 "$py" "$factor_py" table "$factor_jsonl" >"$results/factor_table.txt" 2>&1
     tee -a "$report" <"$results/factor_table.txt"
 else
-    say "Factorization table: nothing measured"
+    say "LAPACK table: nothing measured"
 fi
 say ""
 say "step logs and gpushim reports: $results/logs; raw timings: $jsonl, $factor_jsonl"

@@ -10,10 +10,12 @@
   scipy-lapack  scipy/linalg/tests/{test_basic,test_decomp,test_decomp_cholesky,test_lapack}.py
                 and test_decomp_lu.py where installed (SciPy >= 1.11); the LAPACK routines
                 of the routine table that both Debian's SciPy 1.10 and pip SciPy 1.17 reach
-                (solve, inv, lu, cholesky, qr, svd, eigh and their lapack wrappers)
+                (solve, inv, lu, cholesky, qr, svd, eigh, eig, lstsq and their lapack
+                wrappers)
   numpy-lapack  numpy/linalg/tests/test_linalg.py; the d and z routines of solve, inv
                 (gesv), det (getrf), cholesky (potrf), qr (geqrf, orgqr/ungqr), svd
-                (gesdd), eigh (syevd/heevd): np.linalg computes single precision in double.
+                (gesdd), eigh (syevd/heevd), eig (geev), lstsq (gelsd): np.linalg computes
+                single precision in double.
                 Debian's NumPy calls dgesv_, pip NumPy >= 2 scipy_dgesv_64_; the report
                 keys both by the lower-case routine name
 Tests marked xslow are left out, as the packages' own conftest.py leaves them out unless
@@ -60,8 +62,9 @@ def precisions(prefixes: str, *routines: str) -> list[str]:
 
 
 SCIPY_LAPACK_ROUTINES = (
-    precisions("sdcz", "potrf", "getrf", "getrs", "geqrf", "gesdd", "gesvd", "trtrs")
-    + precisions("sd", "orgqr", "ormqr", "syev", "syevd") + precisions("cz", "ungqr", "unmqr", "heev", "heevd")
+    precisions("sdcz", "potrf", "getrf", "getrs", "geqrf", "gesdd", "gesvd", "trtrs", "geev", "gelsd")
+    + precisions("sd", "orgqr", "ormqr", "syev", "syevd", "syevr", "sygvd")
+    + precisions("cz", "ungqr", "unmqr", "heev", "heevd", "heevr", "hegvd")
     + ["dgesv", "zgesv", "dgetri", "sgetri", "zgetri", "dpotri", "dpotrs", "zpotrs", "dtrtri"])
 SUITES = {
     # Level-3 routines these files call with valid, non-degenerate arguments (seen in both
@@ -81,7 +84,8 @@ SUITES = {
                            "and not test_gelsd and not test_gelss and not test_gelsy)"],
                           optional_files=["test_decomp_lu.py"]),
     "numpy-lapack": Suite("numpy", "linalg/tests", ["test_linalg.py"],
-                          precisions("dz", "gesv", "getrf", "potrf", "geqrf", "gesdd")
+                          precisions("dz", "gesv", "getrf", "potrf", "geqrf", "gesdd", "geev",
+                                     "gelsd")
                           + ["dorgqr", "zungqr", "dsyevd", "zheevd"], ["-m", "not xslow"]),
 }
 
