@@ -47,6 +47,71 @@ void route_without_workspace(const LapackOp& op, Routine routine, Cpu&& cpu_call
     route(op, routine, cpu_call, kNoWorkspace, [info] { *info = 0; });
 }
 
+// What the CPU library answers to a workspace query: WORK(1), and where the routine has
+// them RWORK(1) and IWORK(1).
+template <class T, class Int>
+struct WorkspaceAnswers {
+    T work{};
+    RealPart<T> reals{};
+    Int integers = 0;
+};
+
+// The entry of a family with workspaces. `query(answers, minus_one, query_info)` makes the
+// CPU library's query (every size -1); `fits(answers)` compares the caller's sizes with
+// the answers; `store(answers)` writes them where LAPACK does after an offloaded call.
+template <class T, class Int, class Forward, class Query, class Fits, class Store>
+void route_with_workspace(const LapackOp& op, Routine routine, Int* info, Forward&& forward,
+                          Query&& query, Fits&& fits, Store&& store) {
+    WorkspaceAnswers<T, Int> answers;
+    const auto workspace_suffices = [&] {
+        const Int minus_one = -1;
+        Int query_info = 0;
+        query(answers, &minus_one, &query_info);
+        return query_info == 0 && fits(answers);
+    };
+    route(op, routine, forward, workspace_suffices, [&] {
+        store(answers);
+        *info = 0;
+    });
+}
+
+// Whether the caller's workspaces reach the answers (WORK and IWORK, and RWORK where the
+// routine has one), and the answers stored after an offloaded call.
+template <class T, class Int>
+bool all_fit(const WorkspaceAnswers<T, Int>& answers, const Int* lwork, const Int* liwork) {
+    return at_least(lwork, answers.work) && *liwork >= answers.integers;
+}
+template <class T, class Int>
+bool all_fit(const WorkspaceAnswers<T, Int>& answers, const Int* lwork, const Int* lrwork,
+             const Int* liwork) {
+    return all_fit(answers, lwork, liwork) && at_least(lrwork, answers.reals);
+}
+template <class T, class Int>
+void store_answers(const WorkspaceAnswers<T, Int>& answers, T* work, Int* iwork) {
+    work[0] = answers.work;
+    iwork[0] = answers.integers;
+}
+template <class T, class Int>
+void store_answers(const WorkspaceAnswers<T, Int>& answers, T* work, RealPart<T>* rwork,
+                   Int* iwork) {
+    store_answers(answers, work, iwork);
+    rwork[0] = answers.reals;
+}
+
+// Most families have one workspace, WORK: `query_work(work, minus_one, query_info)` makes
+// the query (any RWORK and IWORK of fixed size pass as they are).
+template <class T, class Int, class Forward, class QueryWork>
+void route_with_work(const LapackOp& op, Routine routine, T* work, const Int* lwork, Int* info,
+                     Forward&& forward, QueryWork&& query_work) {
+    route_with_workspace<T, Int>(
+        op, routine, info, forward,
+        [&](WorkspaceAnswers<T, Int>& answers, const Int* minus_one, Int* query_info) {
+            query_work(&answers.work, minus_one, query_info);
+        },
+        [&](const WorkspaceAnswers<T, Int>& answers) { return at_least(lwork, answers.work); },
+        [&](const WorkspaceAnswers<T, Int>& answers) { work[0] = answers.work; });
+}
+
 template <class T, class Int, class Cpu>
 void lapack_uplo_square(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                         GPUSHIM_LAPACK_uplo_square_PARAMS(T, Int)) {
@@ -115,18 +180,10 @@ void lapack_getri(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
     op.lda = *lda;
     op.host_pivots = const_cast<Int*>(ipiv);
     op.pivot_bytes = sizeof(Int);
-    T optimal{};
-    const auto workspace_suffices = [&] {
-        const Int query = -1;
-        Int query_info = 0;
-        cpu.get()(n, a, lda, ipiv, &optimal, &query, &query_info);
-        return query_info == 0 && at_least(lwork, optimal);
-    };
-    route(
-        op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_getri_ARGS); }, workspace_suffices,
-        [&] {
-            work[0] = optimal;
-            *info = 0;
+    route_with_work(
+        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_getri_ARGS); },
+        [&](T* query_work, const Int* minus_one, Int* query_info) {
+            cpu.get()(n, a, lda, ipiv, query_work, minus_one, query_info);
         });
 }
 
@@ -191,18 +248,10 @@ void lapack_geqrf(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
     op.a = a;
     op.lda = *lda;
     op.tau = tau;
-    T optimal{};
-    const auto workspace_suffices = [&] {
-        const Int query = -1;
-        Int query_info = 0;
-        cpu.get()(m, n, a, lda, tau, &optimal, &query, &query_info);
-        return query_info == 0 && at_least(lwork, optimal);
-    };
-    route(
-        op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_geqrf_ARGS); }, workspace_suffices,
-        [&] {
-            work[0] = optimal;
-            *info = 0;
+    route_with_work(
+        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_geqrf_ARGS); },
+        [&](T* query_work, const Int* minus_one, Int* query_info) {
+            cpu.get()(m, n, a, lda, tau, query_work, minus_one, query_info);
         });
 }
 
@@ -216,18 +265,10 @@ void lapack_orgqr(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
     op.a = a;
     op.lda = *lda;
     op.tau = const_cast<T*>(tau);
-    T optimal{};
-    const auto workspace_suffices = [&] {
-        const Int query = -1;
-        Int query_info = 0;
-        cpu.get()(m, n, k, a, lda, tau, &optimal, &query, &query_info);
-        return query_info == 0 && at_least(lwork, optimal);
-    };
-    route(
-        op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_orgqr_ARGS); }, workspace_suffices,
-        [&] {
-            work[0] = optimal;
-            *info = 0;
+    route_with_work(
+        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_orgqr_ARGS); },
+        [&](T* query_work, const Int* minus_one, Int* query_info) {
+            cpu.get()(m, n, k, a, lda, tau, query_work, minus_one, query_info);
         });
 }
 
@@ -245,19 +286,11 @@ void lapack_ormqr(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
     op.tau = const_cast<T*>(tau);
     op.b = c;
     op.ldb = *ldc;
-    T optimal{};
-    const auto workspace_suffices = [&] {
-        const Int query = -1;
-        Int query_info = 0;
-        cpu.get()(side, trans, m, n, k, a, lda, tau, c, ldc, &optimal, &query, &query_info,
-                  side_len, trans_len);
-        return query_info == 0 && at_least(lwork, optimal);
-    };
-    route(
-        op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_ormqr_ARGS); }, workspace_suffices,
-        [&] {
-            work[0] = optimal;
-            *info = 0;
+    route_with_work(
+        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_ormqr_ARGS); },
+        [&](T* query_work, const Int* minus_one, Int* query_info) {
+            cpu.get()(side, trans, m, n, k, a, lda, tau, c, ldc, query_work, minus_one, query_info,
+                      side_len, trans_len);
         });
 }
 
@@ -277,89 +310,57 @@ LapackOp eigen_op(gpushim_lapack_kind kind, const char* jobz, const char* uplo, 
 template <class T, class Int, class Cpu>
 void lapack_syevd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_syevd_PARAMS(T, Int)) {
-    const LapackOp op = eigen_op(kind, jobz, uplo, *n, a, *lda, w);
-    T optimal{};
-    Int optimal_integers = 0;
-    const auto workspace_suffices = [&] {
-        const Int query = -1;
-        Int query_info = 0;
-        cpu.get()(jobz, uplo, n, a, lda, w, &optimal, &query, &optimal_integers, &query,
-                  &query_info, jobz_len, uplo_len);
-        return query_info == 0 && at_least(lwork, optimal) && *liwork >= optimal_integers;
-    };
-    route(
-        op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_syevd_ARGS); }, workspace_suffices,
-        [&] {
-            work[0] = optimal;
-            iwork[0] = optimal_integers;
-            *info = 0;
-        });
+    route_with_workspace<T, Int>(
+        eigen_op(kind, jobz, uplo, *n, a, *lda, w), routine, info,
+        [&] { cpu.get()(GPUSHIM_LAPACK_syevd_ARGS); },
+        [&](WorkspaceAnswers<T, Int>& answers, const Int* minus_one, Int* query_info) {
+            cpu.get()(jobz, uplo, n, a, lda, w, &answers.work, minus_one, &answers.integers,
+                      minus_one, query_info, jobz_len, uplo_len);
+        },
+        [&](const WorkspaceAnswers<T, Int>& answers) { return all_fit(answers, lwork, liwork); },
+        [&](const WorkspaceAnswers<T, Int>& answers) { store_answers(answers, work, iwork); });
 }
 
 template <class T, class Int, class Cpu>
 void lapack_heevd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_heevd_PARAMS(T, Int)) {
-    const LapackOp op = eigen_op(kind, jobz, uplo, *n, a, *lda, w);
-    T optimal{};
-    RealPart<T> optimal_reals{};
-    Int optimal_integers = 0;
-    const auto workspace_suffices = [&] {
-        const Int query = -1;
-        Int query_info = 0;
-        cpu.get()(jobz, uplo, n, a, lda, w, &optimal, &query, &optimal_reals, &query,
-                  &optimal_integers, &query, &query_info, jobz_len, uplo_len);
-        return query_info == 0 && at_least(lwork, optimal) && at_least(lrwork, optimal_reals) &&
-               *liwork >= optimal_integers;
-    };
-    route(
-        op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_heevd_ARGS); }, workspace_suffices,
-        [&] {
-            work[0] = optimal;
-            rwork[0] = optimal_reals;
-            iwork[0] = optimal_integers;
-            *info = 0;
+    route_with_workspace<T, Int>(
+        eigen_op(kind, jobz, uplo, *n, a, *lda, w), routine, info,
+        [&] { cpu.get()(GPUSHIM_LAPACK_heevd_ARGS); },
+        [&](WorkspaceAnswers<T, Int>& answers, const Int* minus_one, Int* query_info) {
+            cpu.get()(jobz, uplo, n, a, lda, w, &answers.work, minus_one, &answers.reals, minus_one,
+                      &answers.integers, minus_one, query_info, jobz_len, uplo_len);
+        },
+        [&](const WorkspaceAnswers<T, Int>& answers) {
+            return all_fit(answers, lwork, lrwork, liwork);
+        },
+        [&](const WorkspaceAnswers<T, Int>& answers) {
+            store_answers(answers, work, rwork, iwork);
         });
 }
 
 // SYEV and HEEV: the device computes them as SYEVD (same eigenvalues; eigenvectors within
 // what LAPACK leaves free). HEEV's RWORK has a fixed size and no query.
-template <class T, class Int, class W, class ForwardCall, class QueryCall>
-void route_syev(gpushim_lapack_kind kind, Routine routine, const char* jobz, const char* uplo,
-                const Int* n, T* a, const Int* lda, W* w, T* work, const Int* lwork, Int* info,
-                ForwardCall&& forward, QueryCall&& query_call) {
-    const LapackOp op = eigen_op(kind, jobz, uplo, *n, a, *lda, w);
-    T optimal{};
-    const auto workspace_suffices = [&] {
-        const Int query = -1;
-        Int query_info = 0;
-        query_call(&optimal, &query, &query_info);
-        return query_info == 0 && at_least(lwork, optimal);
-    };
-    route(op, routine, forward, workspace_suffices, [&] {
-        work[0] = optimal;
-        *info = 0;
-    });
-}
-
 template <class T, class Int, class Cpu>
 void lapack_syev(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                  GPUSHIM_LAPACK_syev_PARAMS(T, Int)) {
-    route_syev<T, Int>(
-        kind, routine, jobz, uplo, n, a, lda, w, work, lwork, info,
+    route_with_work(
+        eigen_op(kind, jobz, uplo, *n, a, *lda, w), routine, work, lwork, info,
         [&] { cpu.get()(GPUSHIM_LAPACK_syev_ARGS); },
-        [&](T* query_work, const Int* query, Int* query_info) {
-            cpu.get()(jobz, uplo, n, a, lda, w, query_work, query, query_info, jobz_len, uplo_len);
+        [&](T* query_work, const Int* minus_one, Int* query_info) {
+            cpu.get()(jobz, uplo, n, a, lda, w, query_work, minus_one, query_info, jobz_len,
+                      uplo_len);
         });
 }
 
 template <class T, class Int, class Cpu>
 void lapack_heev(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                  GPUSHIM_LAPACK_heev_PARAMS(T, Int)) {
-    route_syev<T, Int>(
-        kind, routine, jobz, uplo, n, a, lda, w, work, lwork, info,
+    route_with_work(
+        eigen_op(kind, jobz, uplo, *n, a, *lda, w), routine, work, lwork, info,
         [&] { cpu.get()(GPUSHIM_LAPACK_heev_ARGS); },
-        [&](T* query_work, const Int* query, Int* query_info) {
-            cpu.get()(jobz, uplo, n, a, lda, w, query_work, query, rwork, query_info, jobz_len,
+        [&](T* query_work, const Int* minus_one, Int* query_info) {
+            cpu.get()(jobz, uplo, n, a, lda, w, query_work, minus_one, rwork, query_info, jobz_len,
                       uplo_len);
         });
 }
@@ -382,30 +383,12 @@ LapackOp svd_op(gpushim_lapack_kind kind, char jobu, char jobvt, int64_t m, int6
     return op;
 }
 
-// GESVD and GESDD share one workspace protocol: WORK(1) from a query; the complex RWORK
-// (and GESDD's IWORK) have fixed sizes.
-template <class T, class Int, class ForwardCall, class QueryCall>
-void route_svd(const LapackOp& op, Routine routine, T* work, const Int* lwork, Int* info,
-               ForwardCall&& forward, QueryCall&& query_call) {
-    T optimal{};
-    const auto workspace_suffices = [&] {
-        const Int query = -1;
-        Int query_info = 0;
-        query_call(&optimal, &query, &query_info);
-        return query_info == 0 && at_least(lwork, optimal);
-    };
-    route(op, routine, forward, workspace_suffices, [&] {
-        work[0] = optimal;
-        *info = 0;
-    });
-}
-
 template <class T, class Int, class Cpu>
 void lapack_gesvd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_gesvd_PARAMS(T, Int)) {
     const LapackOp op = svd_op(kind, fortran_flag(jobu), fortran_flag(jobvt), *m, *n, a, *lda, s, u,
                                *ldu, vt, *ldvt);
-    route_svd(
+    route_with_work(
         op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_gesvd_ARGS); },
         [&](T* query_work, const Int* query, Int* query_info) {
             cpu.get()(jobu, jobvt, m, n, a, lda, s, u, ldu, vt, ldvt, query_work, query, query_info,
@@ -418,7 +401,7 @@ void lapack_gesvd_complex(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                           GPUSHIM_LAPACK_gesvd_complex_PARAMS(T, Int)) {
     const LapackOp op = svd_op(kind, fortran_flag(jobu), fortran_flag(jobvt), *m, *n, a, *lda, s, u,
                                *ldu, vt, *ldvt);
-    route_svd(
+    route_with_work(
         op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_gesvd_complex_ARGS); },
         [&](T* query_work, const Int* query, Int* query_info) {
             cpu.get()(jobu, jobvt, m, n, a, lda, s, u, ldu, vt, ldvt, query_work, query, rwork,
@@ -458,7 +441,7 @@ template <class T, class Int, class Cpu>
 void lapack_gesdd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_gesdd_PARAMS(T, Int)) {
     const LapackOp op = gesdd_op(kind, jobz, m, n, a, lda, s, u, ldu, vt, ldvt);
-    route_svd(
+    route_with_work(
         op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_gesdd_ARGS); },
         [&](T* query_work, const Int* query, Int* query_info) {
             cpu.get()(jobz, m, n, a, lda, s, u, ldu, vt, ldvt, query_work, query, iwork, query_info,
@@ -470,7 +453,7 @@ template <class T, class Int, class Cpu>
 void lapack_gesdd_complex(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                           GPUSHIM_LAPACK_gesdd_complex_PARAMS(T, Int)) {
     const LapackOp op = gesdd_op(kind, jobz, m, n, a, lda, s, u, ldu, vt, ldvt);
-    route_svd(
+    route_with_work(
         op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_gesdd_complex_ARGS); },
         [&](T* query_work, const Int* query, Int* query_info) {
             cpu.get()(jobz, m, n, a, lda, s, u, ldu, vt, ldvt, query_work, query, rwork, iwork,
@@ -514,62 +497,56 @@ LapackOp syevr_op(gpushim_lapack_kind kind, const char* jobz, const char* range,
     return op;
 }
 
-// After an offloaded SYEVR/HEEVR: M, ISUPPZ (full spectrum with vectors), INFO.
+// After an offloaded SYEVR/HEEVR: M, and ISUPPZ for the full spectrum with vectors.
 template <class T, class Int>
-void finish_syevr(const LapackOp& op, int64_t found, Int* m, const T* z, Int* isuppz, Int* info) {
+void finish_syevr(const LapackOp& op, int64_t found, Int* m, const T* z, Int* isuppz) {
     *m = static_cast<Int>(found);
     const bool full_spectrum = op.range == 'A' || (op.range == 'I' && op.il == 1 && op.iu == op.n);
     if (op.jobz == 'V' && full_spectrum) store_support(z, op.ldu, op.n, found, isuppz);
-    *info = 0;
 }
 
 template <class T, class Int, class Cpu>
 void lapack_syevr(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_syevr_PARAMS(T, Int)) {
     int64_t found = 0;
-    const LapackOp op = syevr_op(kind, jobz, range, uplo, n, a, lda, vl, vu, il, iu, w, z, ldz, &found);
-    T optimal{};
-    Int optimal_integers = 0;
-    const auto workspace_suffices = [&] {
-        const Int query = -1;
-        Int query_info = 0;
-        Int query_m = 0;
-        cpu.get()(jobz, range, uplo, n, a, lda, vl, vu, il, iu, abstol, &query_m, w, z, ldz, isuppz,
-                  &optimal, &query, &optimal_integers, &query, &query_info, jobz_len, range_len,
-                  uplo_len);
-        return query_info == 0 && at_least(lwork, optimal) && *liwork >= optimal_integers;
-    };
-    route(op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_syevr_ARGS); }, workspace_suffices, [&] {
-        finish_syevr(op, found, m, z, isuppz, info);
-        work[0] = optimal;
-        iwork[0] = optimal_integers;
-    });
+    const LapackOp op =
+        syevr_op(kind, jobz, range, uplo, n, a, lda, vl, vu, il, iu, w, z, ldz, &found);
+    route_with_workspace<T, Int>(
+        op, routine, info, [&] { cpu.get()(GPUSHIM_LAPACK_syevr_ARGS); },
+        [&](WorkspaceAnswers<T, Int>& answers, const Int* minus_one, Int* query_info) {
+            Int query_m = 0;
+            cpu.get()(jobz, range, uplo, n, a, lda, vl, vu, il, iu, abstol, &query_m, w, z, ldz,
+                      isuppz, &answers.work, minus_one, &answers.integers, minus_one, query_info,
+                      jobz_len, range_len, uplo_len);
+        },
+        [&](const WorkspaceAnswers<T, Int>& answers) { return all_fit(answers, lwork, liwork); },
+        [&](const WorkspaceAnswers<T, Int>& answers) {
+            finish_syevr(op, found, m, z, isuppz);
+            store_answers(answers, work, iwork);
+        });
 }
 
 template <class T, class Int, class Cpu>
 void lapack_heevr(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_heevr_PARAMS(T, Int)) {
     int64_t found = 0;
-    const LapackOp op = syevr_op(kind, jobz, range, uplo, n, a, lda, vl, vu, il, iu, w, z, ldz, &found);
-    T optimal{};
-    RealPart<T> optimal_reals{};
-    Int optimal_integers = 0;
-    const auto workspace_suffices = [&] {
-        const Int query = -1;
-        Int query_info = 0;
-        Int query_m = 0;
-        cpu.get()(jobz, range, uplo, n, a, lda, vl, vu, il, iu, abstol, &query_m, w, z, ldz, isuppz,
-                  &optimal, &query, &optimal_reals, &query, &optimal_integers, &query, &query_info,
-                  jobz_len, range_len, uplo_len);
-        return query_info == 0 && at_least(lwork, optimal) && at_least(lrwork, optimal_reals) &&
-               *liwork >= optimal_integers;
-    };
-    route(op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_heevr_ARGS); }, workspace_suffices, [&] {
-        finish_syevr(op, found, m, z, isuppz, info);
-        work[0] = optimal;
-        rwork[0] = optimal_reals;
-        iwork[0] = optimal_integers;
-    });
+    const LapackOp op =
+        syevr_op(kind, jobz, range, uplo, n, a, lda, vl, vu, il, iu, w, z, ldz, &found);
+    route_with_workspace<T, Int>(
+        op, routine, info, [&] { cpu.get()(GPUSHIM_LAPACK_heevr_ARGS); },
+        [&](WorkspaceAnswers<T, Int>& answers, const Int* minus_one, Int* query_info) {
+            Int query_m = 0;
+            cpu.get()(jobz, range, uplo, n, a, lda, vl, vu, il, iu, abstol, &query_m, w, z, ldz,
+                      isuppz, &answers.work, minus_one, &answers.reals, minus_one,
+                      &answers.integers, minus_one, query_info, jobz_len, range_len, uplo_len);
+        },
+        [&](const WorkspaceAnswers<T, Int>& answers) {
+            return all_fit(answers, lwork, lrwork, liwork);
+        },
+        [&](const WorkspaceAnswers<T, Int>& answers) {
+            finish_syevr(op, found, m, z, isuppz);
+            store_answers(answers, work, rwork, iwork);
+        });
 }
 
 template <class T, class Int>
@@ -585,44 +562,34 @@ LapackOp sygvd_op(gpushim_lapack_kind kind, const Int* itype, const char* jobz, 
 template <class T, class Int, class Cpu>
 void lapack_sygvd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_sygvd_PARAMS(T, Int)) {
-    const LapackOp op = sygvd_op(kind, itype, jobz, uplo, n, a, lda, b, ldb, w);
-    T optimal{};
-    Int optimal_integers = 0;
-    const auto workspace_suffices = [&] {
-        const Int query = -1;
-        Int query_info = 0;
-        cpu.get()(itype, jobz, uplo, n, a, lda, b, ldb, w, &optimal, &query, &optimal_integers,
-                  &query, &query_info, jobz_len, uplo_len);
-        return query_info == 0 && at_least(lwork, optimal) && *liwork >= optimal_integers;
-    };
-    route(op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_sygvd_ARGS); }, workspace_suffices, [&] {
-        work[0] = optimal;
-        iwork[0] = optimal_integers;
-        *info = 0;
-    });
+    route_with_workspace<T, Int>(
+        sygvd_op(kind, itype, jobz, uplo, n, a, lda, b, ldb, w), routine, info,
+        [&] { cpu.get()(GPUSHIM_LAPACK_sygvd_ARGS); },
+        [&](WorkspaceAnswers<T, Int>& answers, const Int* minus_one, Int* query_info) {
+            cpu.get()(itype, jobz, uplo, n, a, lda, b, ldb, w, &answers.work, minus_one,
+                      &answers.integers, minus_one, query_info, jobz_len, uplo_len);
+        },
+        [&](const WorkspaceAnswers<T, Int>& answers) { return all_fit(answers, lwork, liwork); },
+        [&](const WorkspaceAnswers<T, Int>& answers) { store_answers(answers, work, iwork); });
 }
 
 template <class T, class Int, class Cpu>
 void lapack_hegvd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_hegvd_PARAMS(T, Int)) {
-    const LapackOp op = sygvd_op(kind, itype, jobz, uplo, n, a, lda, b, ldb, w);
-    T optimal{};
-    RealPart<T> optimal_reals{};
-    Int optimal_integers = 0;
-    const auto workspace_suffices = [&] {
-        const Int query = -1;
-        Int query_info = 0;
-        cpu.get()(itype, jobz, uplo, n, a, lda, b, ldb, w, &optimal, &query, &optimal_reals, &query,
-                  &optimal_integers, &query, &query_info, jobz_len, uplo_len);
-        return query_info == 0 && at_least(lwork, optimal) && at_least(lrwork, optimal_reals) &&
-               *liwork >= optimal_integers;
-    };
-    route(op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_hegvd_ARGS); }, workspace_suffices, [&] {
-        work[0] = optimal;
-        rwork[0] = optimal_reals;
-        iwork[0] = optimal_integers;
-        *info = 0;
-    });
+    route_with_workspace<T, Int>(
+        sygvd_op(kind, itype, jobz, uplo, n, a, lda, b, ldb, w), routine, info,
+        [&] { cpu.get()(GPUSHIM_LAPACK_hegvd_ARGS); },
+        [&](WorkspaceAnswers<T, Int>& answers, const Int* minus_one, Int* query_info) {
+            cpu.get()(itype, jobz, uplo, n, a, lda, b, ldb, w, &answers.work, minus_one,
+                      &answers.reals, minus_one, &answers.integers, minus_one, query_info, jobz_len,
+                      uplo_len);
+        },
+        [&](const WorkspaceAnswers<T, Int>& answers) {
+            return all_fit(answers, lwork, lrwork, liwork);
+        },
+        [&](const WorkspaceAnswers<T, Int>& answers) {
+            store_answers(answers, work, rwork, iwork);
+        });
 }
 
 template <class T, class Int>
@@ -642,36 +609,33 @@ LapackOp geev_op(gpushim_lapack_kind kind, const char* jobvl, const char* jobvr,
     return op;
 }
 
-// GEEV's workspace: WORK(1) from a query; the complex RWORK has a fixed size.
-template <class T, class Int, class ForwardCall, class QueryCall>
-void route_geev(const LapackOp& op, Routine routine, T* work, const Int* lwork, Int* info,
-                ForwardCall&& forward, QueryCall&& query_call) {
-    route_svd(op, routine, work, lwork, info, forward, query_call);
-}
-
 template <class T, class Int, class Cpu>
-void lapack_geev(gpushim_lapack_kind kind, Routine routine, Cpu& cpu, GPUSHIM_LAPACK_geev_PARAMS(T, Int)) {
+void lapack_geev(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                 GPUSHIM_LAPACK_geev_PARAMS(T, Int)) {
     const LapackOp op = geev_op(kind, jobvl, jobvr, n, a, lda, wr, wi, ldvl, vr, ldvr);
-    route_geev(op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_geev_ARGS); },
-               [&](T* query_work, const Int* query, Int* query_info) {
-                   cpu.get()(jobvl, jobvr, n, a, lda, wr, wi, vl, ldvl, vr, ldvr, query_work, query,
-                             query_info, jobvl_len, jobvr_len);
-               });
+    route_with_work(
+        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_geev_ARGS); },
+        [&](T* query_work, const Int* query, Int* query_info) {
+            cpu.get()(jobvl, jobvr, n, a, lda, wr, wi, vl, ldvl, vr, ldvr, query_work, query,
+                      query_info, jobvl_len, jobvr_len);
+        });
 }
 
 template <class T, class Int, class Cpu>
 void lapack_geev_complex(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                          GPUSHIM_LAPACK_geev_complex_PARAMS(T, Int)) {
     const LapackOp op = geev_op(kind, jobvl, jobvr, n, a, lda, w, nullptr, ldvl, vr, ldvr);
-    route_geev(op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_geev_complex_ARGS); },
-               [&](T* query_work, const Int* query, Int* query_info) {
-                   cpu.get()(jobvl, jobvr, n, a, lda, w, vl, ldvl, vr, ldvr, query_work, query,
-                             rwork, query_info, jobvl_len, jobvr_len);
-               });
+    route_with_work(
+        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_geev_complex_ARGS); },
+        [&](T* query_work, const Int* query, Int* query_info) {
+            cpu.get()(jobvl, jobvr, n, a, lda, w, vl, ldvl, vr, ldvr, query_work, query, rwork,
+                      query_info, jobvl_len, jobvr_len);
+        });
 }
 
 template <class T, class Int, class Cpu>
-void lapack_gels(gpushim_lapack_kind kind, Routine routine, Cpu& cpu, GPUSHIM_LAPACK_gels_PARAMS(T, Int)) {
+void lapack_gels(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                 GPUSHIM_LAPACK_gels_PARAMS(T, Int)) {
     LapackOp op = blank_lapack_op<T>(kind);
     op.trans = fortran_flag(trans);
     op.m = *m;
@@ -681,10 +645,11 @@ void lapack_gels(gpushim_lapack_kind kind, Routine routine, Cpu& cpu, GPUSHIM_LA
     op.lda = *lda;
     op.b = b;
     op.ldb = *ldb;
-    route_svd(op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_gels_ARGS); },
-              [&](T* query_work, const Int* query, Int* query_info) {
-                  cpu.get()(trans, m, n, nrhs, a, lda, b, ldb, query_work, query, query_info, trans_len);
-              });
+    route_with_work(
+        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_gels_ARGS); },
+        [&](T* query_work, const Int* query, Int* query_info) {
+            cpu.get()(trans, m, n, nrhs, a, lda, b, ldb, query_work, query, query_info, trans_len);
+        });
 }
 
 template <class T, class Int, class R>
@@ -708,50 +673,41 @@ LapackOp gelsd_op(gpushim_lapack_kind kind, const Int* m, const Int* n, const In
 // (the minimum LRWORK); IWORK and RWORK have no size argument, so only LWORK is compared.
 // An offloaded call stores the same answers, as LAPACK does on exit.
 template <class T, class Int, class Cpu>
-void lapack_gelsd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu, GPUSHIM_LAPACK_gelsd_PARAMS(T, Int)) {
+void lapack_gelsd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                  GPUSHIM_LAPACK_gelsd_PARAMS(T, Int)) {
     int64_t found = 0;
-    const LapackOp op = gelsd_op(kind, m, n, nrhs, a, lda, b, ldb, s, rcond, &found);
-    T optimal{};
-    Int integers = 0;
-    const auto workspace_suffices = [&] {
-        const Int query = -1;
-        Int query_info = 0;
-        Int query_rank = 0;
-        cpu.get()(m, n, nrhs, a, lda, b, ldb, s, rcond, &query_rank, &optimal, &query, &integers,
-                  &query_info);
-        return query_info == 0 && at_least(lwork, optimal);
-    };
-    route(op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_gelsd_ARGS); }, workspace_suffices, [&] {
-        *rank = static_cast<Int>(found);
-        work[0] = optimal;
-        iwork[0] = integers;
-        *info = 0;
-    });
+    route_with_workspace<T, Int>(
+        gelsd_op(kind, m, n, nrhs, a, lda, b, ldb, s, rcond, &found), routine, info,
+        [&] { cpu.get()(GPUSHIM_LAPACK_gelsd_ARGS); },
+        [&](WorkspaceAnswers<T, Int>& answers, const Int* minus_one, Int* query_info) {
+            Int query_rank = 0;
+            cpu.get()(m, n, nrhs, a, lda, b, ldb, s, rcond, &query_rank, &answers.work, minus_one,
+                      &answers.integers, query_info);
+        },
+        [&](const WorkspaceAnswers<T, Int>& answers) { return at_least(lwork, answers.work); },
+        [&](const WorkspaceAnswers<T, Int>& answers) {
+            *rank = static_cast<Int>(found);
+            store_answers(answers, work, iwork);
+        });
 }
 
 template <class T, class Int, class Cpu>
 void lapack_gelsd_complex(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                           GPUSHIM_LAPACK_gelsd_complex_PARAMS(T, Int)) {
     int64_t found = 0;
-    const LapackOp op = gelsd_op(kind, m, n, nrhs, a, lda, b, ldb, s, rcond, &found);
-    T optimal{};
-    RealPart<T> reals{};
-    Int integers = 0;
-    const auto workspace_suffices = [&] {
-        const Int query = -1;
-        Int query_info = 0;
-        Int query_rank = 0;
-        cpu.get()(m, n, nrhs, a, lda, b, ldb, s, rcond, &query_rank, &optimal, &query, &reals,
-                  &integers, &query_info);
-        return query_info == 0 && at_least(lwork, optimal);
-    };
-    route(op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_gelsd_complex_ARGS); }, workspace_suffices, [&] {
-        *rank = static_cast<Int>(found);
-        work[0] = optimal;
-        rwork[0] = reals;
-        iwork[0] = integers;
-        *info = 0;
-    });
+    route_with_workspace<T, Int>(
+        gelsd_op(kind, m, n, nrhs, a, lda, b, ldb, s, rcond, &found), routine, info,
+        [&] { cpu.get()(GPUSHIM_LAPACK_gelsd_complex_ARGS); },
+        [&](WorkspaceAnswers<T, Int>& answers, const Int* minus_one, Int* query_info) {
+            Int query_rank = 0;
+            cpu.get()(m, n, nrhs, a, lda, b, ldb, s, rcond, &query_rank, &answers.work, minus_one,
+                      &answers.reals, &answers.integers, query_info);
+        },
+        [&](const WorkspaceAnswers<T, Int>& answers) { return at_least(lwork, answers.work); },
+        [&](const WorkspaceAnswers<T, Int>& answers) {
+            *rank = static_cast<Int>(found);
+            store_answers(answers, work, rwork, iwork);
+        });
 }
 
 }  // namespace gpushim::shim
