@@ -73,16 +73,18 @@ bool diagonal_has_zero(const LapackOp& op) {
 }
 
 bool syevr_valid(const LapackOp& op) {
-    const bool range_valid = (op.range == 'A') || (op.range == 'V' && (op.n == 0 || op.vl < op.vu)) ||
-                             (op.range == 'I' && op.il >= 1 && op.il <= std::max<int64_t>(1, op.n) &&
-                              op.iu >= std::min(op.n, op.il) && op.iu <= op.n);
-    return is_one_of(op.jobz, "NV") && is_one_of(op.uplo, "UL") && square_valid(op) && range_valid &&
-           op.ldu >= 1 && (op.jobz == 'N' || op.ldu >= op.n);
+    const bool range_valid =
+        (op.range == 'A') || (op.range == 'V' && (op.n == 0 || op.vl < op.vu)) ||
+        (op.range == 'I' && op.il >= 1 && op.il <= std::max<int64_t>(1, op.n) &&
+         op.iu >= std::min(op.n, op.il) && op.iu <= op.n);
+    return is_one_of(op.jobz, "NV") && is_one_of(op.uplo, "UL") && square_valid(op) &&
+           range_valid && op.ldu >= 1 && (op.jobz == 'N' || op.ldu >= op.n);
 }
 
 bool geev_valid(const LapackOp& op) {
-    return is_one_of(op.jobvl, "NV") && is_one_of(op.jobz, "NV") && square_valid(op) && op.ldvl >= 1 &&
-           (op.jobvl == 'N' || op.ldvl >= op.n) && op.ldu >= 1 && (op.jobz == 'N' || op.ldu >= op.n);
+    return is_one_of(op.jobvl, "NV") && is_one_of(op.jobz, "NV") && square_valid(op) &&
+           op.ldvl >= 1 && (op.jobvl == 'N' || op.ldvl >= op.n) && op.ldu >= 1 &&
+           (op.jobz == 'N' || op.ldu >= op.n);
 }
 
 bool gels_valid(const LapackOp& op) {
@@ -99,7 +101,8 @@ double largest_magnitude(const std::byte* base, int64_t m, int64_t n, int64_t ld
         for (int64_t i = 0; i < m; ++i) {
             Real parts[2] = {};
             std::memcpy(parts, base + static_cast<std::size_t>(j * ld + i) * element, element);
-            const double magnitude = std::hypot(static_cast<double>(parts[0]), static_cast<double>(parts[1]));
+            const double magnitude =
+                std::hypot(static_cast<double>(parts[0]), static_cast<double>(parts[1]));
             if (std::isnan(magnitude)) return magnitude;
             largest = std::max(largest, magnitude);
         }
@@ -107,14 +110,15 @@ double largest_magnitude(const std::byte* base, int64_t m, int64_t n, int64_t ld
     return largest;
 }
 
-// GELS and GELSD scale A (and B) whose largest magnitude lies outside [smlnum, 1 / smlnum] (and sets
-// X = 0 for A = 0); only matrices it leaves as they are go to the device.
+// GELS and GELSD scale A (and B) whose largest magnitude lies outside [smlnum, 1 / smlnum] (and
+// sets X = 0 for A = 0); only matrices it leaves as they are go to the device.
 bool gels_leaves_unscaled(const LapackOp& op) {
     const bool single = op.precision == GPUSHIM_PREC_S || op.precision == GPUSHIM_PREC_C;
     const bool complex = is_complex(op.precision);
-    const double smallest = single ? static_cast<double>(std::numeric_limits<float>::min() /
-                                                         std::numeric_limits<float>::epsilon())
-                                   : std::numeric_limits<double>::min() / std::numeric_limits<double>::epsilon();
+    const double smallest =
+        single ? static_cast<double>(std::numeric_limits<float>::min() /
+                                     std::numeric_limits<float>::epsilon())
+               : std::numeric_limits<double>::min() / std::numeric_limits<double>::epsilon();
     const double largest = 1.0 / smallest;
     const auto magnitude = [&](const void* matrix, int64_t rows, int64_t cols, int64_t ld) {
         const auto* base = static_cast<const std::byte*>(matrix);
@@ -126,13 +130,19 @@ bool gels_leaves_unscaled(const LapackOp& op) {
     return a >= smallest && a <= largest && (b == 0.0 || (b >= smallest && b <= largest));
 }
 
-bool has_nan(const LapackOp& op) {
+// Whether an m x n matrix holds a NaN; with uplo 'U' or 'L', only in that triangle (all a
+// symmetric or Hermitian routine reads).
+bool has_nan(const LapackOp& op, const void* matrix, int64_t m, int64_t n, int64_t ld,
+             char uplo = 'A') {
     const std::size_t element = element_size(op.precision);
     const bool single = op.precision == GPUSHIM_PREC_S || op.precision == GPUSHIM_PREC_C;
-    const std::size_t values = static_cast<std::size_t>(op.m) * (is_complex(op.precision) ? 2 : 1);
-    const auto* base = static_cast<const std::byte*>(op.a);
-    for (int64_t j = 0; j < op.n; ++j) {
-        const std::byte* column = base + static_cast<std::size_t>(j * op.lda) * element;
+    const std::size_t parts = is_complex(op.precision) ? 2 : 1;
+    const auto* base = static_cast<const std::byte*>(matrix);
+    for (int64_t j = 0; j < n; ++j) {
+        const int64_t first = uplo == 'L' ? std::min(j, m) : 0;
+        const int64_t last = uplo == 'U' ? std::min(j + 1, m) : m;
+        const std::byte* column = base + static_cast<std::size_t>(j * ld + first) * element;
+        const std::size_t values = static_cast<std::size_t>(last - first) * parts;
         for (std::size_t i = 0; i < values; ++i) {
             if (single) {
                 float value;
@@ -184,8 +194,8 @@ bool arguments_valid(const LapackOp& op) {
         case GPUSHIM_SYEVR:
             return syevr_valid(op);
         case GPUSHIM_SYGVD:
-            return op.itype >= 1 && op.itype <= 3 && is_one_of(op.jobz, "NV") && is_one_of(op.uplo, "UL") &&
-                   square_valid(op) && leading(op.ldb, op.n);
+            return op.itype >= 1 && op.itype <= 3 && is_one_of(op.jobz, "NV") &&
+                   is_one_of(op.uplo, "UL") && square_valid(op) && leading(op.ldb, op.n);
         case GPUSHIM_GEEV:
             return geev_valid(op);
         case GPUSHIM_GELS:
@@ -221,11 +231,35 @@ bool is_degenerate(const LapackOp& op) {
     }
 }
 
+// LAPACK's eigen- and singular value drivers answer a NaN in their input in their own ways
+// (GESDD and GEEV: INFO < 0, from their balancing or norm checks; SYEV, SYEVD, GESVD:
+// INFO > 0; SYEVR: M = 0); a device library need not do the same, so the CPU does.
+bool input_has_nan(const LapackOp& op) {
+    switch (op.kind) {
+        case GPUSHIM_GESVD:
+            return has_nan(op, op.a, op.m, op.n, op.lda);
+        case GPUSHIM_GEEV:
+            return has_nan(op, op.a, op.n, op.n, op.lda);
+        case GPUSHIM_SYEVD:
+        case GPUSHIM_SYEVR:
+            return has_nan(op, op.a, op.n, op.n, op.lda, op.uplo);
+        case GPUSHIM_SYGVD:
+            return has_nan(op, op.a, op.n, op.n, op.lda, op.uplo) ||
+                   has_nan(op, op.b, op.n, op.n, op.ldb, op.uplo);
+        default:
+            return false;
+    }
+}
+
 bool suits_device(const LapackOp& op) {
-    if (op.nan_is_argument_error && has_nan(op)) return false;
+    if (input_has_nan(op)) return false;
     switch (op.kind) {
         case GPUSHIM_GESVD:
             return op.m >= op.n;
+        // With JOBZ = 'N', SYGVD's WORK(1) on exit is the larger of its own answer and the
+        // SYEVD workspace it used, which its query does not tell.
+        case GPUSHIM_SYGVD:
+            return op.jobz == 'V';
         case GPUSHIM_GELS:
             return op.trans == 'N' && op.m >= op.n && gels_leaves_unscaled(op);
         case GPUSHIM_GELSD:

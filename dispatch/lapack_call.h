@@ -13,8 +13,6 @@ namespace gpushim {
 struct LapackOp : gpushim_lapack_op {
     void* host_pivots;
     int pivot_bytes;
-    // The routine answers a NaN in the m x n matrix A with INFO < 0 (GESDD: INFO = -4).
-    bool nan_is_argument_error;
     // GEEV's left eigenvectors, which the device interface does not compute.
     char jobvl;
     int64_t ldvl;
@@ -30,7 +28,8 @@ bool is_degenerate(const LapackOp& op);
 // Whether the device interface accepts the call: GESVD and GELS need m >= n, GELS no
 // transpose and matrices LAPACK does not rescale, GEEV no left eigenvectors; the triangular
 // operations get no exact zero on the diagonal (LAPACK answers INFO = k for those, and the
-// CPU does), nor a NaN where the routine rejects one. Reads the caller's matrices.
+// CPU does), the eigen- and SVD drivers no NaN, SYGVD only JOBZ = 'V'. Reads the caller's
+// matrices.
 bool suits_device(const LapackOp& op);
 
 // The order of the call for thresholds: n for a square operation, cbrt(m n min(m, n)) for

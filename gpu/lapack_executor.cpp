@@ -82,12 +82,20 @@ bool device_result_usable(const LapackOp& op, int info, const std::byte* packed_
     }
 }
 
+// SYEVR finds n eigenvalues for RANGE 'A' and iu - il + 1 for 'I'; any count is at most n.
+bool count_plausible(const LapackOp& op, int64_t found) {
+    if (op.kind == GPUSHIM_SYEVR && op.range == 'A') return found == op.n;
+    if (op.kind == GPUSHIM_SYEVR && op.range == 'I') return found == op.iu - op.il + 1;
+    return found >= 0 && found <= op.n;
+}
+
 // The part of a delivered operand that holds results: SYEVR's first `found` eigenvalues
 // and eigenvectors.
 Matrix delivered_part(const LapackOperand& operand, int64_t found) {
     Matrix part = operand.host;
     if (operand.limits == FoundLimits::rows) part.extent.rows = std::min(part.extent.rows, found);
-    if (operand.limits == FoundLimits::columns) part.extent.cols = std::min(part.extent.cols, found);
+    if (operand.limits == FoundLimits::columns)
+        part.extent.cols = std::min(part.extent.cols, found);
     return part;
 }
 
@@ -204,7 +212,8 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     if (status == 0 && operands.pivots_out && pivot_bytes > 0)
         status = staging.download(device_op.ipiv, result_offsets[kPivotsPart], pivot_bytes, 1, 0);
     if (status == 0 && operands.counts_found)
-        status = staging.download(device_op.found, result_offsets[kFoundPart], sizeof(int64_t), 1, 0);
+        status =
+            staging.download(device_op.found, result_offsets[kFoundPart], sizeof(int64_t), 1, 0);
     if (status == 0)
         status = staging.download(device_op.info, result_offsets[kInfoPart], sizeof(int), 1, 0);
     const int sync_status = staging.synchronize_all();
@@ -230,7 +239,7 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     int64_t found = 0;
     if (operands.counts_found) {
         std::memcpy(&found, result + result_offsets[kFoundPart], sizeof found);
-        if (found < 0 || found > op.n) {
+        if (!count_plausible(op, found)) {
             report_failure(*plugin, "count of eigenvalues", -1);
             return Outcome::failed;
         }

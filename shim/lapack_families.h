@@ -8,6 +8,7 @@
 // leaves the call to the CPU library, which answers it as it always does.
 #pragma once
 
+#include <algorithm>
 #include <type_traits>
 
 #include "dispatch/router.h"
@@ -99,18 +100,39 @@ void store_answers(const WorkspaceAnswers<T, Int>& answers, T* work, RealPart<T>
 }
 
 // Most families have one workspace, WORK: `query_work(work, minus_one, query_info)` makes
-// the query (any RWORK and IWORK of fixed size pass as they are).
-template <class T, class Int, class Forward, class QueryWork>
+// the query (any RWORK and IWORK of fixed size pass as they are); `stored(answer)` is what
+// the routine leaves in WORK(1) on exit.
+template <class T, class Int, class Forward, class QueryWork, class Stored>
 void route_with_work(const LapackOp& op, Routine routine, T* work, const Int* lwork, Int* info,
-                     Forward&& forward, QueryWork&& query_work) {
+                     Forward&& forward, QueryWork&& query_work, Stored&& stored) {
     route_with_workspace<T, Int>(
         op, routine, info, forward,
         [&](WorkspaceAnswers<T, Int>& answers, const Int* minus_one, Int* query_info) {
             query_work(&answers.work, minus_one, query_info);
         },
         [&](const WorkspaceAnswers<T, Int>& answers) { return at_least(lwork, answers.work); },
-        [&](const WorkspaceAnswers<T, Int>& answers) { work[0] = answers.work; });
+        [&](const WorkspaceAnswers<T, Int>& answers) { work[0] = stored(answers.work); });
 }
+
+template <class T, class Int, class Forward, class QueryWork>
+void route_with_work(const LapackOp& op, Routine routine, T* work, const Int* lwork, Int* info,
+                     Forward&& forward, QueryWork&& query_work) {
+    route_with_work(op, routine, work, lwork, info, forward, query_work,
+                    [](const T& answer) { return answer; });
+}
+
+// GEQRF, ORGQR and GETRI leave in WORK(1) the workspace they used: N * NB, what their query
+// answers (so NB = answer / N), on their blocked path; N on the unblocked one, which they
+// take when K <= NB or, for the QR routines, K <= NX (128 in reference LAPACK's ILAENV).
+template <class T>
+auto used_workspace(int64_t n, int64_t k, int64_t crossover) {
+    return [=](const T& answer) {
+        const double nb = workspace_count(answer) / static_cast<double>(std::max<int64_t>(1, n));
+        const bool blocked = nb >= 2.0 && nb < static_cast<double>(k) && k > crossover;
+        return blocked ? answer : T(static_cast<RealPart<T>>(std::max<int64_t>(1, n)));
+    };
+}
+constexpr int64_t kQrCrossover = 128;
 
 template <class T, class Int, class Cpu>
 void lapack_uplo_square(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
@@ -184,7 +206,8 @@ void lapack_getri(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
         op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_getri_ARGS); },
         [&](T* query_work, const Int* minus_one, Int* query_info) {
             cpu.get()(n, a, lda, ipiv, query_work, minus_one, query_info);
-        });
+        },
+        used_workspace<T>(*n, *n, 0));
 }
 
 template <class T, class Int, class Cpu>
@@ -252,7 +275,8 @@ void lapack_geqrf(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
         op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_geqrf_ARGS); },
         [&](T* query_work, const Int* minus_one, Int* query_info) {
             cpu.get()(m, n, a, lda, tau, query_work, minus_one, query_info);
-        });
+        },
+        used_workspace<T>(*n, std::min<int64_t>(*m, *n), kQrCrossover));
 }
 
 template <class T, class Int, class Cpu>
@@ -269,7 +293,8 @@ void lapack_orgqr(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
         op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_orgqr_ARGS); },
         [&](T* query_work, const Int* minus_one, Int* query_info) {
             cpu.get()(m, n, k, a, lda, tau, query_work, minus_one, query_info);
-        });
+        },
+        used_workspace<T>(*n, *k, kQrCrossover));
 }
 
 template <class T, class Int, class Cpu>
@@ -432,9 +457,7 @@ template <class T, class Int>
 LapackOp gesdd_op(gpushim_lapack_kind kind, const char* jobz, const Int* m, const Int* n, T* a,
                   const Int* lda, void* s, T* u, const Int* ldu, T* vt, const Int* ldvt) {
     const SvdJobs jobs = gesdd_jobs(fortran_flag(jobz), *m >= *n);
-    LapackOp op = svd_op(kind, jobs.u, jobs.vt, *m, *n, a, *lda, s, u, *ldu, vt, *ldvt);
-    op.nan_is_argument_error = true;
-    return op;
+    return svd_op(kind, jobs.u, jobs.vt, *m, *n, a, *lda, s, u, *ldu, vt, *ldvt);
 }
 
 template <class T, class Int, class Cpu>
@@ -462,7 +485,9 @@ void lapack_gesdd_complex(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 // SYEVR's ISUPPZ: for the full spectrum (the only case LAPACK sets it), the first and last
-// rows (1-based) where each eigenvector in Z is nonzero.
+// rows (1-based) where each eigenvector in Z is nonzero. LAPACK's own values describe the
+// eigenvectors of its tridiagonal matrix, before the back-transformation, and are often
+// narrower; a device computes none, so this is a documented deviation.
 template <class T, class Int>
 void store_support(const T* z, int64_t ldz, int64_t n, int64_t count, Int* isuppz) {
     for (int64_t j = 0; j < count; ++j) {

@@ -142,8 +142,13 @@ TEST(LapackCall, SvdJobsAndLeadingDimensionsFollowGesvd) {
     EXPECT_FALSE(arguments_valid(svd('O', 'O', 6, 4, 6, 4)));
     EXPECT_FALSE(arguments_valid(svd('X', 'N', 6, 4, 6, 4)));
     // The device interface takes m >= n only.
-    EXPECT_TRUE(suits_device(svd('S', 'S', 6, 4, 6, 4)));
-    EXPECT_FALSE(suits_device(svd('S', 'S', 4, 6, 4, 4)));
+    double a[24] = {};
+    LapackOp tall = svd('S', 'S', 6, 4, 6, 4);
+    tall.a = a;
+    EXPECT_TRUE(suits_device(tall));
+    LapackOp wide = svd('S', 'S', 4, 6, 4, 4);
+    wide.a = a;
+    EXPECT_FALSE(suits_device(wide));
 }
 
 TEST(LapackCall, TriangularOperationsWithAZeroOnTheDiagonalStayOnTheCpu) {
@@ -162,16 +167,33 @@ TEST(LapackCall, TriangularOperationsWithAZeroOnTheDiagonalStayOnTheCpu) {
     EXPECT_FALSE(suits_device(op));
 }
 
-TEST(LapackCall, GesddRejectsNanWhereGesvdDoesNot) {
+TEST(LapackCall, EigenAndSvdDriversLeaveNanToTheCpu) {
     double a[6] = {1, 2, 3, 4, 5, 6};
-    LapackOp op = svd('N', 'N', 3, 2, 1, 1);
-    op.a = a;
-    op.nan_is_argument_error = true;
-    EXPECT_TRUE(suits_device(op));
-    a[5] = std::nan("");
-    EXPECT_FALSE(suits_device(op));
-    op.nan_is_argument_error = false;
-    EXPECT_TRUE(suits_device(op));
+    LapackOp svd_op = svd('N', 'N', 3, 2, 1, 1);
+    svd_op.a = a;
+    EXPECT_TRUE(suits_device(svd_op));
+    a[5] = std::nan("");  // the last row of the last column: all m rows are read
+    EXPECT_FALSE(suits_device(svd_op));
+
+    double s[4] = {2, 1, 1, 3};
+    double b[4] = {1, 0, 0, 1};
+    LapackOp eigen = factorization(GPUSHIM_SYGVD, 0, 2, 2);
+    eigen.itype = 1;
+    eigen.jobz = 'V';
+    eigen.a = s;
+    eigen.b = b;
+    eigen.ldb = 2;
+    EXPECT_TRUE(suits_device(eigen));
+    b[3] = std::nan("");
+    EXPECT_FALSE(suits_device(eigen));
+    b[3] = 1.0;
+    eigen.jobz = 'N';  // WORK(1) on exit is not what the query answers
+    EXPECT_FALSE(suits_device(eigen));
+    eigen.kind = GPUSHIM_GEEV;
+    eigen.jobvl = 'N';
+    EXPECT_TRUE(suits_device(eigen));
+    s[1] = std::nan("");
+    EXPECT_FALSE(suits_device(eigen));
 }
 
 TEST(LapackCall, EigenAndSvdCostsAreCounted) {
@@ -217,7 +239,9 @@ TEST(LapackCall, SyevrRangesFollowLapack) {
 }
 
 TEST(LapackCall, GeevLeftEigenvectorsStayOnTheCpu) {
+    double a[25] = {};
     LapackOp op = factorization(GPUSHIM_GEEV, 0, 5, 5);
+    op.a = a;
     op.jobvl = 'N';
     op.jobz = 'V';
     op.ldvl = 1;
