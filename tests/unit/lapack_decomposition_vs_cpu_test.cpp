@@ -711,48 +711,15 @@ TYPED_TEST(LapackDecomposition, GesddMatchesOpenBLAS) {
     }
 }
 
-// The call runs on the CPU (a workspace query, a small workspace): everything
-// bit-identical, and OpenBLAS's INFO 0.
-template <class R, class T>
-void expect_exactly_openblas(Scheme scheme, const Args& args, const Operands<T>& input,
-                             const std::string& why) {
-    const Pair<T> p = run_both<R>(scheme, args, input);
-    const std::string what = describe<R, T>(scheme, args) + " " + why;
-    EXPECT_EQ(p.ref.info, 0) << what << ": OpenBLAS";
-    EXPECT_EQ(compare_exact(p), "") << what;
-}
-
 // A workspace query (any of LWORK, LRWORK, LIWORK -1, the others valid) runs on the CPU:
 // OpenBLAS's answers, nothing else written.
 TYPED_TEST(LapackDecomposition, WorkspaceQueriesGiveOpenBLASsAnswers) {
     using T = TypeParam;
     Rng rng(48);
     const int64_t m = 33, n = 20;
-    const std::string why = "(workspace query)";
     for (Scheme scheme : schemes_for_workspace_routines()) {
-        // the optimal workspaces, then each set to -1 with a one-element array
-        const auto each_query = [&](auto routine, Args args, Operands<T> input) {
-            using R = decltype(routine);
-            give_workspaces(workspace_query<R>(scheme, args, input), 0, args, input);
-            Args query = args;
-            Operands<T> operands = input;
-            query.lwork = -1;
-            operands.work = Array<T>::vector(1);
-            expect_exactly_openblas<R>(scheme, query, operands, why);
-            if (args.lrwork != kUnset) {
-                query = args;
-                operands = input;
-                query.lrwork = -1;
-                operands.rwork = Array<Real<T>>::vector(1);
-                expect_exactly_openblas<R>(scheme, query, operands, why);
-            }
-            if (args.liwork != kUnset) {
-                query = args;
-                operands = input;
-                query.liwork = -1;
-                operands.iwork = Array<int64_t>::vector(1);
-                expect_exactly_openblas<R>(scheme, query, operands, why);
-            }
+        const auto each_query = [&](auto routine, const Args& args, const Operands<T>& input) {
+            expect_each_workspace_query<decltype(routine)>(scheme, args, input);
         };
         {
             Operands<T> input;

@@ -207,16 +207,6 @@ void expect_success(const Pair<T>& p, const std::string& what) {
     EXPECT_EQ(p.shim.info, 0) << what;
 }
 
-// The call runs on the CPU: everything bit-identical to OpenBLAS's, whose INFO is `info`.
-template <class R, class T>
-void expect_exactly_openblas(Scheme scheme, const Args& args, const Operands<T>& input,
-                             const std::string& why, int64_t info = 0) {
-    const Pair<T> p = run_both<R>(scheme, args, input);
-    const std::string what = describe<R, T>(scheme, args) + " " + why;
-    EXPECT_EQ(p.ref.info, info) << what << ": OpenBLAS";
-    EXPECT_EQ(compare_exact(p), "") << what;
-}
-
 std::string ratio_problem(const char* what, double ratio) {
     if (ratio < kResidualLimit) return "";
     return std::string(what) + " ratio " + std::to_string(ratio) +
@@ -972,31 +962,9 @@ TYPED_TEST(LapackEigenLstsq, WorkspaceQueriesGiveOpenBLASsAnswers) {
     using T = TypeParam;
     Rng rng(67);
     const int64_t n = 20;
-    const std::string why = "(workspace query)";
     for (Scheme scheme : schemes_for_workspace_routines()) {
-        // the optimal workspaces, then each set to -1 with a one-element array
-        const auto each_query = [&](auto routine, Args args, Operands<T> input) {
-            using R = decltype(routine);
-            give_workspaces(workspace_query<R>(scheme, args, input), 0, args, input);
-            Args query = args;
-            Operands<T> operands = input;
-            query.lwork = -1;
-            operands.work = Array<T>::vector(1);
-            expect_exactly_openblas<R>(scheme, query, operands, why);
-            if (args.lrwork != kUnset) {
-                query = args;
-                operands = input;
-                query.lrwork = -1;
-                operands.rwork = Array<Real<T>>::vector(1);
-                expect_exactly_openblas<R>(scheme, query, operands, why);
-            }
-            if (args.liwork != kUnset) {
-                query = args;
-                operands = input;
-                query.liwork = -1;
-                operands.iwork = Array<int64_t>::vector(1);
-                expect_exactly_openblas<R>(scheme, query, operands, why);
-            }
+        const auto each_query = [&](auto routine, const Args& args, const Operands<T>& input) {
+            expect_each_workspace_query<decltype(routine)>(scheme, args, input);
         };
         const Dense h = random_hermitian(n, kIsComplex<T>, rng);
         const Dense b = random_hpd(n, kIsComplex<T>, rng);

@@ -716,4 +716,42 @@ inline Dense cholesky_upper(const Dense& h) {
     return r;
 }
 
+// The call runs on the CPU (a workspace query, a small workspace, an error): everything
+// bit-identical to OpenBLAS's, whose INFO is `info`.
+template <class R, class T>
+void expect_exactly_openblas(Scheme scheme, const Args& args, const Operands<T>& input,
+                             const std::string& why, int64_t info = 0) {
+    const Pair<T> p = run_both<R>(scheme, args, input);
+    const std::string what = describe<R, T>(scheme, args) + " " + why;
+    EXPECT_EQ(p.ref.info, info) << what << ": OpenBLAS";
+    EXPECT_EQ(compare_exact(p), "") << what;
+}
+
+// Each workspace of the call set to -1 (a one-element array), the others the optimal ones:
+// each such query runs on the CPU and gives OpenBLAS's answers, nothing else written.
+template <class R, class T>
+void expect_each_workspace_query(Scheme scheme, Args args, Operands<T> input) {
+    const std::string why = "(workspace query)";
+    give_workspaces(workspace_query<R>(scheme, args, input), 0, args, input);
+    Args query = args;
+    Operands<T> operands = input;
+    query.lwork = -1;
+    operands.work = Array<T>::vector(1);
+    expect_exactly_openblas<R>(scheme, query, operands, why);
+    if (args.lrwork != kUnset) {
+        query = args;
+        operands = input;
+        query.lrwork = -1;
+        operands.rwork = Array<Real<T>>::vector(1);
+        expect_exactly_openblas<R>(scheme, query, operands, why);
+    }
+    if (args.liwork != kUnset) {
+        query = args;
+        operands = input;
+        query.liwork = -1;
+        operands.iwork = Array<int64_t>::vector(1);
+        expect_exactly_openblas<R>(scheme, query, operands, why);
+    }
+}
+
 }  // namespace gpushim::test_harness::lapack
