@@ -1,7 +1,7 @@
 /* The device interface: what a backend plugin (libgpushim_<name>.so) provides.
  *
  * Plain C so that a plugin can be built by any compiler and loaded with dlopen.
- * A plugin exports one function, gpushim_device_plugin_v2(), returning a table of
+ * A plugin exports one function, gpushim_device_plugin_v3(), returning a table of
  * function pointers. Every function returns 0 on success and a non-zero plugin
  * status on failure; describe_error() turns a status into text. Pointers named
  * dev_* are device memory; host pointers are plain host memory. */
@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define GPUSHIM_DEVICE_INTERFACE_VERSION 2
+#define GPUSHIM_DEVICE_INTERFACE_VERSION 3
 
 typedef enum {
     GPUSHIM_PREC_S = 0, /* float */
@@ -150,9 +150,39 @@ typedef struct {
     int* info;
 } gpushim_lapack_op;
 
+typedef enum {
+    GPUSHIM_FFT_C2C = 0, /* complex to complex */
+    GPUSHIM_FFT_R2C,     /* real to the half spectrum (FFTW's r2c, always forward) */
+    GPUSHIM_FFT_C2R      /* half spectrum to real (FFTW's c2r, always backward) */
+} gpushim_fft_kind;
+
+/* A batch of `howmany` discrete Fourier transforms of rank 1 to 3, with FFTW's meaning:
+ * unnormalized, out[k] = sum_j in[j] exp(sign * 2 pi i j.k / n), sign -1 (forward) or +1
+ * (backward; R2C is forward and C2R backward whatever `sign` says). precision is
+ * GPUSHIM_PREC_D (double) or GPUSHIM_PREC_S (float): the precision of the real numbers.
+ * Arrays are packed in device memory, row-major (n[rank-1] varies fastest), the
+ * transforms one after another, complex numbers as {real, imaginary}:
+ *   C2C  in and out: howmany x n[0] x ... x n[rank-1] complex
+ *   R2C  in: howmany x n[0] x ... x n[rank-1] real; out: the same with n[rank-1]/2 + 1
+ *        complex in the last dimension (the half spectrum)
+ *   C2R  in: the half spectrum; out: the real arrays. in is destroyed (may be overwritten);
+ *        it is assumed Hermitian, as FFTW assumes.
+ * in and out never overlap. */
+typedef struct {
+    gpushim_fft_kind kind;
+    gpushim_precision precision;
+    int sign;
+    int rank;
+    int64_t n[3];
+    int64_t howmany;
+} gpushim_fft_desc;
+
+typedef struct gpushim_fft_plan_s* gpushim_fft_plan;
+
 /* Services the host library offers a plugin. */
 typedef struct {
-    /* The CPU implementation of a BLAS symbol (e.g. "dgemm_"), never the shim's. */
+    /* The CPU implementation of a BLAS, LAPACK or FFTW symbol (e.g. "dgemm_",
+     * "fftw_plan_many_dft"), never the shim's. */
     void* (*resolve_cpu_symbol)(const char* name);
     /* Logging: level 1 error, 2 warn, 3 info, 4 debug. */
     void (*log)(int level, const char* message);
@@ -199,10 +229,18 @@ typedef struct {
     /* Enqueue a LAPACK operation on device memory. The plugin provides whatever
      * workspace it needs (kept per queue, so that a steady workload allocates none). */
     int (*lapack)(const gpushim_lapack_op* op, gpushim_queue queue);
+
+    /* FFT plans: created once for a transform and executed many times, with whatever
+     * workspace they need held by the plan until it is destroyed. fft_execute enqueues the
+     * transform of `dev_in` into `dev_out` (packed as the description says) on `queue`;
+     * a plan may be executed on different queues, one execution at a time. */
+    int (*fft_plan_create)(const gpushim_fft_desc* desc, gpushim_fft_plan* plan);
+    int (*fft_execute)(gpushim_fft_plan plan, void* dev_in, void* dev_out, gpushim_queue queue);
+    int (*fft_plan_destroy)(gpushim_fft_plan plan);
 } gpushim_device_plugin;
 
 typedef const gpushim_device_plugin* (*gpushim_device_plugin_entry)(void);
-#define GPUSHIM_DEVICE_PLUGIN_ENTRY "gpushim_device_plugin_v2"
+#define GPUSHIM_DEVICE_PLUGIN_ENTRY "gpushim_device_plugin_v3"
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,5 @@
-// The CUDA backend: thin calls into the CUDA runtime, cuBLAS and cuSOLVER behind the C
-// table of gpu/device_interface.h. Everything that decides (pooling, staging, tiling,
+// The CUDA backend: thin calls into the CUDA runtime, cuBLAS, cuSOLVER and cuFFT behind the
+// C table of gpu/device_interface.h. Everything that decides (pooling, staging, tiling,
 // fallback) lives above the interface, where it is tested without a GPU.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "gpu/cuda/cuda_blas3.h"
+#include "gpu/cuda/cuda_fft.h"
 #include "gpu/cuda/cuda_lapack.h"
 #include "gpu/cuda/cuda_status.h"
 #include "gpu/device_interface.h"
@@ -152,6 +153,18 @@ const char* describe_error(int status) {
     // valid until the same thread asks again.
     thread_local std::string text;
     if (status == kSuccess) return "success";
+    if (status == kInvalidFftOperation) {
+        return "the CUDA plugin got an FFT description it cannot plan: an unknown kind or "
+               "precision, a rank outside 1..3, a size or howmany below 1, a C2C sign other "
+               "than -1 and +1, or arrays whose byte offsets exceed int64";
+    }
+    if (status >= kCufftStatusBase) {
+        const int code = status - kCufftStatusBase;
+        const char* known = cufft_status_text(static_cast<cufftResult>(code));
+        text = known != nullptr ? std::string("cuFFT ") + known
+                                : "cuFFT status " + std::to_string(code);
+        return text.c_str();
+    }
     if (status >= kCusolverStatusBase) {
         const int code = status - kCusolverStatusBase;
         const char* known = cusolver_status_text(static_cast<cusolverStatus_t>(code));
@@ -325,6 +338,18 @@ int lapack(const gpushim_lapack_op* op, gpushim_queue queue) {
     return on_plugin_device([&] { return enqueue_lapack(*op, queue->lapack); });
 }
 
+int fft_plan_create(const gpushim_fft_desc* desc, gpushim_fft_plan* plan) {
+    return on_plugin_device([&] { return create_fft_plan(*desc, plan); });
+}
+
+int fft_execute(gpushim_fft_plan plan, void* dev_in, void* dev_out, gpushim_queue queue) {
+    return on_plugin_device([&] { return execute_fft(plan, dev_in, dev_out, queue->stream); });
+}
+
+int fft_plan_destroy(gpushim_fft_plan plan) {
+    return on_plugin_device([&] { return destroy_fft_plan(plan); });
+}
+
 constexpr gpushim_device_plugin kPlugin = {
     .interface_version = GPUSHIM_DEVICE_INTERFACE_VERSION,
     .name = "cuda",
@@ -347,12 +372,15 @@ constexpr gpushim_device_plugin kPlugin = {
     .copy_to_host_2d = copy_to_host_2d,
     .blas3 = blas3,
     .lapack = lapack,
+    .fft_plan_create = fft_plan_create,
+    .fft_execute = fft_execute,
+    .fft_plan_destroy = fft_plan_destroy,
 };
 
 }  // namespace
 }  // namespace gpushim::cuda
 
 extern "C" __attribute__((visibility("default"))) const gpushim_device_plugin*
-gpushim_device_plugin_v2(void) {
+gpushim_device_plugin_v3(void) {
     return &gpushim::cuda::kPlugin;
 }

@@ -1,15 +1,17 @@
 // libgpushim_hostsim.so: a host-simulated device for tests (DESIGN.md, "The device
 // interface"). Device memory is host memory with a capacity (GPUSHIM_HOSTSIM_MEMORY),
 // queues run their work at once, BLAS and LAPACK operations run on the CPU library the host
-// resolves (each LAPACK kind on the routine of the same name), and every N-th device operation
-// fails on request (GPUSHIM_HOSTSIM_FAIL_EVERY); GPUSHIM_HOSTSIM_INIT_MS makes initialisation take
-// that long.
+// resolves (each LAPACK kind on the routine of the same name), FFT plans are FFTW plans of the
+// CPU's FFTW (resolved by the host too; nothing links it), and every N-th device operation
+// fails on request (GPUSHIM_HOSTSIM_FAIL_EVERY; FFT executions count, FFT plans do not);
+// GPUSHIM_HOSTSIM_INIT_MS makes initialisation take that long.
 #include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <complex>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -622,6 +624,215 @@ int lapack(const gpushim_lapack_op* op, gpushim_queue) {
     return kUnsupported;
 }
 
+// ---- FFT on the CPU's FFTW ---------------------------------------------------------------------
+//
+// Only FFTW functions that call no other public FFTW function: the guru64 planners, the
+// new-array execute functions and fftw_destroy_plan. The others call one another through the
+// PLT (fftw_plan_dft_1d -> fftw_plan_dft -> fftw_plan_many_dft), and under libgpushim.so, which
+// exports those names, such a call would reach the shim instead of FFTW. The few declarations
+// needed are written here rather than included, so that the plugin builds where FFTW's headers
+// are not installed (the GPU machine).
+
+}  // namespace
+
+struct fftw_plan_s;  // FFTW's names for what fftw_plan and fftwf_plan point to
+struct fftwf_plan_s;
+
+namespace {
+
+struct FftwDim {  // fftw_iodim64: a size and its strides, in elements of each array's type
+    std::ptrdiff_t n, is, os;
+};
+
+constexpr unsigned kFftwUnaligned = 1U << 1;  // FFTW_UNALIGNED
+constexpr unsigned kFftwEstimate = 1U << 6;   // FFTW_ESTIMATE
+
+template <class R>
+struct FftwNames;
+template <>
+struct FftwNames<double> {
+    using Plan = fftw_plan_s*;
+    static constexpr const char* kPrefix = "fftw_";
+};
+template <>
+struct FftwNames<float> {
+    using Plan = fftwf_plan_s*;
+    static constexpr const char* kPrefix = "fftwf_";
+};
+
+// The FFTW functions of one precision.
+template <class R>
+struct Fftw {
+    using Plan = typename FftwNames<R>::Plan;
+    using Complex = R[2];
+    Plan (*plan_dft)(int, const FftwDim*, int, const FftwDim*, Complex*, Complex*, int, unsigned);
+    Plan (*plan_r2c)(int, const FftwDim*, int, const FftwDim*, R*, Complex*, unsigned);
+    Plan (*plan_c2r)(int, const FftwDim*, int, const FftwDim*, Complex*, R*, unsigned);
+    void (*execute_dft)(Plan, Complex*, Complex*);
+    void (*execute_r2c)(Plan, R*, Complex*);
+    void (*execute_c2r)(Plan, Complex*, R*);
+    void (*destroy)(Plan);
+
+    // False when the CPU's FFTW lacks one of them.
+    bool resolve() {
+        bool found = true;
+        const auto get = [&found](auto& function, const char* name) {
+            void* symbol = cpu_symbol(std::string(FftwNames<R>::kPrefix) + name);
+            function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(symbol);
+            found = found && symbol != nullptr;
+        };
+        get(plan_dft, "plan_guru64_dft");
+        get(plan_r2c, "plan_guru64_dft_r2c");
+        get(plan_c2r, "plan_guru64_dft_c2r");
+        get(execute_dft, "execute_dft");
+        get(execute_r2c, "execute_dft_r2c");
+        get(execute_c2r, "execute_dft_c2r");
+        get(destroy, "destroy_plan");
+        return found;
+    }
+};
+
+// FFTW's planner and fftw_destroy_plan run in one thread at a time; its execute functions in
+// any number at once.
+std::mutex& fftw_planner_mutex() {
+    static auto* mutex = new std::mutex;  // outlives exit-time calls
+    return *mutex;
+}
+
+// What a gpushim_fft_plan points to.
+class HostFftPlan {
+  public:
+    virtual ~HostFftPlan() = default;
+    virtual void execute(void* in, void* out) const = 0;
+};
+
+template <class R>
+class FftwPlan final : public HostFftPlan {
+  public:
+    using Plan = typename Fftw<R>::Plan;
+    using Complex = typename Fftw<R>::Complex;
+
+    FftwPlan(const Fftw<R>& fftw, gpushim_fft_kind kind, Plan plan)
+        : fftw_(fftw), kind_(kind), plan_(plan) {}
+    FftwPlan(const FftwPlan&) = delete;
+    FftwPlan& operator=(const FftwPlan&) = delete;
+    ~FftwPlan() override {
+        const std::lock_guard lock(fftw_planner_mutex());
+        fftw_.destroy(plan_);
+    }
+
+    void execute(void* in, void* out) const override {
+        switch (kind_) {
+            case GPUSHIM_FFT_C2C:
+                fftw_.execute_dft(plan_, static_cast<Complex*>(in), static_cast<Complex*>(out));
+                return;
+            case GPUSHIM_FFT_R2C:
+                fftw_.execute_r2c(plan_, static_cast<R*>(in), static_cast<Complex*>(out));
+                return;
+            case GPUSHIM_FFT_C2R:
+                fftw_.execute_c2r(plan_, static_cast<Complex*>(in), static_cast<R*>(out));
+                return;
+        }
+    }
+
+  private:
+    Fftw<R> fftw_;
+    gpushim_fft_kind kind_;
+    Plan plan_;
+};
+
+// The packed row-major layout of the description as FFTW's guru dimensions: `dims` (rank of
+// them) and the batch; false for a description the interface does not allow.
+bool fftw_layout(const gpushim_fft_desc& desc, FftwDim dims[3], FftwDim* batch) {
+    if (desc.rank < 1 || desc.rank > 3 || desc.howmany < 1) return false;
+    switch (desc.kind) {
+        case GPUSHIM_FFT_C2C:
+            if (desc.sign != -1 && desc.sign != 1) return false;
+            break;
+        case GPUSHIM_FFT_R2C:
+        case GPUSHIM_FFT_C2R:
+            break;
+        default:
+            return false;
+    }
+    // Strides grow from the fastest dimension; the complex side of a real transform holds
+    // n/2 + 1 elements in the last one.
+    std::ptrdiff_t in_stride = 1, out_stride = 1;
+    for (int d = desc.rank - 1; d >= 0; --d) {
+        const std::ptrdiff_t n = desc.n[d];
+        if (n < 1) return false;
+        const std::ptrdiff_t spectral =
+            d == desc.rank - 1 && desc.kind != GPUSHIM_FFT_C2C ? n / 2 + 1 : n;
+        dims[d] = {n, in_stride, out_stride};
+        if (__builtin_mul_overflow(in_stride, desc.kind == GPUSHIM_FFT_C2R ? spectral : n,
+                                   &in_stride) ||
+            __builtin_mul_overflow(out_stride, desc.kind == GPUSHIM_FFT_R2C ? spectral : n,
+                                   &out_stride)) {
+            return false;
+        }
+    }
+    *batch = {static_cast<std::ptrdiff_t>(desc.howmany), in_stride, out_stride};
+    std::ptrdiff_t in_elements = 0, out_elements = 0;
+    return !__builtin_mul_overflow(in_stride, batch->n, &in_elements) &&
+           !__builtin_mul_overflow(out_stride, batch->n, &out_elements);
+}
+
+template <class R>
+int plan_fft(const gpushim_fft_desc& desc, gpushim_fft_plan* plan) {
+    FftwDim dims[3] = {}, batch{};
+    if (!fftw_layout(desc, dims, &batch)) return kUnsupported;
+    Fftw<R> fftw{};
+    if (!fftw.resolve()) return kUnsupported;
+    // Planned out of place on stand-ins for the arrays: FFTW_ESTIMATE never reads or writes
+    // them, and FFTW_UNALIGNED makes the plan valid for arrays of any alignment.
+    using Complex = typename Fftw<R>::Complex;
+    static Complex stand_in[2];
+    const unsigned flags = kFftwEstimate | kFftwUnaligned;
+    typename Fftw<R>::Plan planned = nullptr;
+    {
+        const std::lock_guard lock(fftw_planner_mutex());
+        switch (desc.kind) {
+            case GPUSHIM_FFT_C2C:
+                planned = fftw.plan_dft(desc.rank, dims, 1, &batch, &stand_in[0], &stand_in[1],
+                                        desc.sign, flags);
+                break;
+            case GPUSHIM_FFT_R2C:
+                planned =
+                    fftw.plan_r2c(desc.rank, dims, 1, &batch, stand_in[0], &stand_in[1], flags);
+                break;
+            case GPUSHIM_FFT_C2R:
+                planned =
+                    fftw.plan_c2r(desc.rank, dims, 1, &batch, &stand_in[0], stand_in[1], flags);
+                break;
+        }
+    }
+    if (planned == nullptr) return kUnsupported;
+    *plan = reinterpret_cast<gpushim_fft_plan>(new FftwPlan<R>(fftw, desc.kind, planned));
+    return kOk;
+}
+
+int fft_plan_create(const gpushim_fft_desc* desc, gpushim_fft_plan* plan) {
+    switch (desc->precision) {
+        case GPUSHIM_PREC_D:
+            return plan_fft<double>(*desc, plan);
+        case GPUSHIM_PREC_S:
+            return plan_fft<float>(*desc, plan);
+        default:
+            return kUnsupported;
+    }
+}
+
+int fft_execute(gpushim_fft_plan plan, void* dev_in, void* dev_out, gpushim_queue) {
+    if (int status = operation(); status != kOk) return status;
+    reinterpret_cast<const HostFftPlan*>(plan)->execute(dev_in, dev_out);
+    return kOk;
+}
+
+int fft_plan_destroy(gpushim_fft_plan plan) {
+    delete reinterpret_cast<HostFftPlan*>(plan);
+    return kOk;
+}
+
 const gpushim_device_plugin kPlugin{
     .interface_version = GPUSHIM_DEVICE_INTERFACE_VERSION,
     .name = "hostsim",
@@ -644,11 +855,14 @@ const gpushim_device_plugin kPlugin{
     .copy_to_host_2d = copy_to_host_2d,
     .blas3 = blas3,
     .lapack = lapack,
+    .fft_plan_create = fft_plan_create,
+    .fft_execute = fft_execute,
+    .fft_plan_destroy = fft_plan_destroy,
 };
 
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const gpushim_device_plugin*
-gpushim_device_plugin_v2() {
+gpushim_device_plugin_v3() {
     return &kPlugin;
 }
