@@ -44,6 +44,17 @@ constexpr double kComplexFactorizationThreshold = 2048.0;
 constexpr double kRealDecompositionThreshold = 1024.0;
 constexpr double kComplexDecompositionThreshold = 512.0;
 
+// FFTs, in points per transform times howmany. A complex double transform of N points
+// costs FFTW about 5 N log2 N flops at a memory-bound 5-10 GFLOP/s on one core (the
+// default: a plan uses threads only when asked), ~10-20 ns a point at N ~ 2^20; offloaded,
+// each point crosses PCIe both ways (32 bytes, ~1.3 ns at 25 GB/s) and is packed and
+// unpacked through pinned staging (~3 ns), after ~50 us of fixed launch and
+// synchronisation cost: break-even near N ~ 5,000 points. Rounded up to 2^18 so that an
+// estimate error keeps transforms on the CPU rather than slowing them down, and because
+// threaded FFTW plans are several times faster than one core. ESTIMATE, to be measured
+// by bench/gpu_check.sh.
+constexpr double kFftThresholdPoints = 262144.0;
+
 std::string upper(std::string_view text) {
     std::string result(text);
     for (char& c : result) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -58,8 +69,8 @@ void warn_invalid(const char* variable, const char* value, const char* accepted)
 bool is_known_variable(std::string_view name) {
     for (std::string_view known :
          {"GPUSHIM_DISABLE", "GPUSHIM_THRESHOLD", "GPUSHIM_BACKEND", "GPUSHIM_REPORT",
-          "GPUSHIM_LOG", "GPUSHIM_LOG_FILE", "GPUSHIM_CPU_BLAS", "GPUSHIM_COPY_THREADS",
-          "GPUSHIM_PANEL_BYTES"}) {
+          "GPUSHIM_LOG", "GPUSHIM_LOG_FILE", "GPUSHIM_CPU_BLAS", "GPUSHIM_CPU_FFTW",
+          "GPUSHIM_COPY_THREADS", "GPUSHIM_PANEL_BYTES", "GPUSHIM_THRESHOLD_FFT"}) {
         if (name == known) return true;
     }
     for (std::string_view plugin_prefix : {"GPUSHIM_HOSTSIM_", "GPUSHIM_CUDA_"}) {
@@ -113,6 +124,7 @@ std::optional<uint64_t> parse_count(std::string_view text, uint64_t min, uint64_
 }
 
 double default_threshold(Routine routine) {
+    if (is_fft(routine)) return kFftThresholdPoints;
     const char precision = routine_name(routine).front();
     const bool complex = precision == 'c' || precision == 'z';
     if (is_lapack(routine)) {
@@ -140,9 +152,17 @@ Config load_config(const EnvironmentLookup& lookup) {
         global_threshold = parse_threshold(value);
         if (!global_threshold) warn_invalid("GPUSHIM_THRESHOLD", value, "a number >= 0");
     }
+    std::optional<double> fft_threshold;
+    if (const char* value = lookup("GPUSHIM_THRESHOLD_FFT")) {
+        fft_threshold = parse_threshold(value);
+        if (!fft_threshold) warn_invalid("GPUSHIM_THRESHOLD_FFT", value, "a number of points >= 0");
+    }
     for (std::size_t i = 0; i < kRoutineCount; ++i) {
         const auto routine = static_cast<Routine>(i);
+        // GPUSHIM_THRESHOLD sets every threshold in its own unit, which is what its usual
+        // values mean for all of them: 0 offloads everything, a huge value nothing.
         double threshold = global_threshold.value_or(default_threshold(routine));
+        if (is_fft(routine) && fft_threshold) threshold = *fft_threshold;
         const std::string variable = "GPUSHIM_THRESHOLD_" + upper(routine_name(routine));
         if (const char* value = lookup(variable.c_str())) {
             if (auto parsed = parse_threshold(value)) {
@@ -151,7 +171,7 @@ Config load_config(const EnvironmentLookup& lookup) {
                 warn_invalid(variable.c_str(), value, "a number >= 0");
             }
         }
-        config.threshold_cubed[i] = threshold * threshold * threshold;
+        config.offload_size[i] = is_fft(routine) ? threshold : threshold * threshold * threshold;
     }
 
     if (const char* value = lookup("GPUSHIM_BACKEND")) {
@@ -162,6 +182,7 @@ Config load_config(const EnvironmentLookup& lookup) {
         config.collect_statistics = !config.report.empty();
     }
     if (const char* value = lookup("GPUSHIM_CPU_BLAS")) config.cpu_blas = value;
+    if (const char* value = lookup("GPUSHIM_CPU_FFTW")) config.cpu_fftw = value;
 
     // Half the hardware threads, at most 8: enough to outrun PCIe, leaving the rest alone.
     config.copy_threads = std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);

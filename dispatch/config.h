@@ -17,12 +17,15 @@ namespace gpushim {
 
 struct Config {
     bool disabled = false;
-    // Offload a call when cbrt(multiply-adds) >= threshold, i.e. multiply-adds >= threshold^3.
-    std::array<double, kRoutineCount> threshold_cubed{};
+    // The size from which a routine's calls are offloaded: threshold^3 multiply-adds
+    // (BLAS: cbrt(multiply-adds) >= threshold), order^3 >= threshold^3 (LAPACK), and for
+    // the FFTs the threshold itself, in points per transform times howmany.
+    std::array<double, kRoutineCount> offload_size{};
     std::string backend = "cuda";
     std::string report;               // empty: no report; "1": table on stderr; else a file path
     bool collect_statistics = false;  // a report was asked for
     std::string cpu_blas;
+    std::string cpu_fftw;
     // Host threads that pack operands into pinned staging and unpack results.
     unsigned copy_threads = 1;
     // Output bytes per panel: large calls are split into panels whose transfers overlap
@@ -52,7 +55,7 @@ std::optional<bool> parse_switch(std::string_view text);
 std::optional<uint64_t> parse_count(std::string_view text, uint64_t min, uint64_t max);
 std::optional<double> parse_threshold(std::string_view text);
 
-// The default effective-dimension threshold of a routine.
+// The default threshold of a routine: an effective dimension (BLAS, LAPACK) or points (FFT).
 double default_threshold(Routine routine);
 
 }  // namespace gpushim

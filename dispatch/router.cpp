@@ -1,6 +1,7 @@
 #include "dispatch/router.h"
 
 #include "gpu/blas3_executor.h"
+#include "gpu/fft_executor.h"
 #include "gpu/lapack_executor.h"
 
 namespace gpushim {
@@ -50,7 +51,7 @@ bool worth_offloading(const Blas3Op& op, Routine routine) {
     const Config& settings = config();
     return !settings.disabled && !inside_device_operation && arguments_valid(op) &&
            !is_degenerate(op) &&
-           multiply_adds(op) >= settings.threshold_cubed[static_cast<std::size_t>(routine)];
+           multiply_adds(op) >= settings.offload_size[static_cast<std::size_t>(routine)];
 }
 
 bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell_back) {
@@ -64,12 +65,25 @@ bool worth_offloading(const LapackOp& op, Routine routine) {
     if (settings.disabled || inside_device_operation || !arguments_valid(op) || is_degenerate(op))
         return false;
     const double order = effective_order(op);
-    return order * order * order >= settings.threshold_cubed[static_cast<std::size_t>(routine)];
+    return order * order * order >= settings.offload_size[static_cast<std::size_t>(routine)];
 }
 
 bool run_on_gpu(const LapackOp& op, Routine routine, bool& fell_back) {
     return run_and_record(op, routine, fell_back, [&](gpu::Transfers& transfers) {
         return gpu::execute_lapack(op, transfers);
+    });
+}
+
+bool worth_offloading(const FftProblem& problem, Routine routine) {
+    const Config& settings = config();
+    return !settings.disabled && suits_device(problem) &&
+           fft_points(problem) >= settings.offload_size[static_cast<std::size_t>(routine)];
+}
+
+bool run_on_gpu(const FftOp& op, Routine routine, gpu::FftDeviceState& device, bool& fell_back) {
+    if (inside_device_operation) return false;
+    return run_and_record(op, routine, fell_back, [&](gpu::Transfers& transfers) {
+        return gpu::execute_fft(op, device, transfers);
     });
 }
 

@@ -8,11 +8,15 @@
 
 #include "dispatch/blas3_call.h"
 #include "dispatch/config.h"
+#include "dispatch/fft_call.h"
 #include "dispatch/lapack_call.h"
 #include "dispatch/routines.h"
 #include "dispatch/statistics.h"
 
 namespace gpushim {
+namespace gpu {
+class FftDeviceState;
+}
 
 // Computes a canonical call, or a panel of one, on the CPU library; false when it cannot.
 using CpuPart = bool (*)(const Blas3Op&);
@@ -32,7 +36,7 @@ bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell
     const Config* settings = process_config.load(std::memory_order_acquire);
     return settings != nullptr && !settings->collect_statistics &&
            multiply_adds(kind, side, m, n, k) <
-               settings->threshold_cubed[static_cast<std::size_t>(routine)];
+               settings->offload_size[static_cast<std::size_t>(routine)];
 }
 
 // Forwards the call through `cpu_call`, timed and recorded when a report is collected.
@@ -94,6 +98,22 @@ void route(const LapackOp& op, Routine routine, CpuCall&& cpu_call,
             return;
         }
     }
+    forward_to_cpu(op, routine, fell_back, cpu_call);
+}
+
+// FFTs are routed when planned: a transform the device can compute, of at least its
+// routine's threshold, is bound for the device unless the library is disabled.
+bool worth_offloading(const FftProblem& problem, Routine routine);
+
+// Runs one execution of a plan bound for the device; true when its result is in op.out.
+bool run_on_gpu(const FftOp& op, Routine routine, gpu::FftDeviceState& device, bool& fell_back);
+
+// `device` is the plan's device state when it is bound for the device, else nullptr;
+// `cpu_call` executes FFTW's plan on the caller's arrays.
+template <class CpuCall>
+void route(const FftOp& op, Routine routine, gpu::FftDeviceState* device, CpuCall&& cpu_call) {
+    bool fell_back = false;
+    if (device != nullptr && run_on_gpu(op, routine, *device, fell_back)) return;
     forward_to_cpu(op, routine, fell_back, cpu_call);
 }
 

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdio>
@@ -142,14 +143,21 @@ RoutineTotals routine_totals(Routine routine) {
 
 std::string report_table() {
     std::string text = "gpushim report (backend: " + gpu::backend_summary() + ")\n";
-    text += format("%-8s %9s %9s %9s %11s %10s %12s %12s\n", "routine", "gpu", "cpu", "fallback",
-                   "seconds", "GFLOP/s", "MB to gpu", "MB from gpu");
+    // As wide as the longest name of a routine that was called (fftwf_split_dft_r2c).
+    int width = 8;
+    for (std::size_t i = 0; i < kRoutineCount; ++i) {
+        const auto routine = static_cast<Routine>(i);
+        if (routine_totals(routine).calls > 0)
+            width = std::max(width, static_cast<int>(routine_name(routine).size()));
+    }
+    text += format("%-*s %9s %9s %9s %11s %10s %12s %12s\n", width, "routine", "gpu", "cpu",
+                   "fallback", "seconds", "GFLOP/s", "MB to gpu", "MB from gpu");
     for (std::size_t i = 0; i < kRoutineCount; ++i) {
         const auto routine = static_cast<Routine>(i);
         const RoutineTotals t = routine_totals(routine);
         if (t.calls == 0) continue;
         const double gflops = t.seconds > 0 ? t.flops / t.seconds * 1e-9 : 0.0;
-        text += format("%-8s %9llu %9llu %9llu %11.4f %10.2f %12.1f %12.1f\n",
+        text += format("%-*s %9llu %9llu %9llu %11.4f %10.2f %12.1f %12.1f\n", width,
                        std::string(routine_name(routine)).c_str(),
                        static_cast<unsigned long long>(t.gpu_calls),
                        static_cast<unsigned long long>(t.cpu_calls),

@@ -85,6 +85,8 @@ bool is_inside_shim(const void* address) {
 
 std::vector<DefaultLocation> default_locations(const std::string& symbol) {
     if (symbol.starts_with("scipy_")) return {};  // only ever found inside a loaded wheel
+    if (symbol.starts_with("fftwf_")) return {{"libfftw3f.so.3", symbol}};
+    if (symbol.starts_with("fftw_")) return {{"libfftw3.so.3", symbol}};
     // dgemm_64_ is dgemm_ of an ILP64 library, cblas_dgemm64_ its cblas_dgemm.
     if (symbol.ends_with("64_")) {
         return {{"libopenblas64_.so.0", symbol},
@@ -114,20 +116,20 @@ void* find_cpu_symbol(const char* symbol, const std::string& override_path) {
     return nullptr;
 }
 
-void* resolve_cpu_blas_symbol(const char* symbol) {
-    const std::string& override_path = config().cpu_blas;
+void* resolve_cpu_symbol(const char* symbol) {
+    const bool fftw = std::string_view(symbol).starts_with("fftw");
+    const char* variable = fftw ? "GPUSHIM_CPU_FFTW" : "GPUSHIM_CPU_BLAS";
+    const std::string& override_path = fftw ? config().cpu_fftw : config().cpu_blas;
     void* found = find_cpu_symbol(symbol, override_path);
     if (found == nullptr) {
         if (override_path.empty()) {
             std::fprintf(stderr,
-                         "gpushim: error: no CPU BLAS in this process defines %s; set "
-                         "GPUSHIM_CPU_BLAS to the path of a BLAS library that does\n",
-                         symbol);
+                         "gpushim: error: no CPU library in this process defines %s; set %s to "
+                         "the path of a %s library that does\n",
+                         symbol, variable, fftw ? "FFTW" : "BLAS");
         } else {
-            std::fprintf(stderr,
-                         "gpushim: error: GPUSHIM_CPU_BLAS=%s cannot be loaded or does not define "
-                         "%s\n",
-                         override_path.c_str(), symbol);
+            std::fprintf(stderr, "gpushim: error: %s=%s cannot be loaded or does not define %s\n",
+                         variable, override_path.c_str(), symbol);
         }
         std::abort();
     }

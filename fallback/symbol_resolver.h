@@ -14,17 +14,18 @@ namespace gpushim::fallback {
 // 32-bit name) is passed over.
 void* find_cpu_symbol(const char* symbol, const std::string& override_path);
 
-// As find_cpu_symbol with GPUSHIM_CPU_BLAS as the override; when nothing is found, stops
-// the process with a message naming the symbol and the variable to set (a wrong answer
-// is worse than a clear stop).
-void* resolve_cpu_blas_symbol(const char* symbol);
+// As find_cpu_symbol with GPUSHIM_CPU_FFTW (FFTW's names) or GPUSHIM_CPU_BLAS (all others)
+// as the override; when nothing is found, stops the process with a message naming the
+// symbol and the variable to set (a wrong answer is worse than a clear stop).
+void* resolve_cpu_symbol(const char* symbol);
 
 struct DefaultLocation {
     std::string library;
     std::string symbol;  // the name the library uses for the routine
 };
 
-// Where a symbol is looked for last, by its name scheme. Debian's ILP64 OpenBLAS
+// Where a symbol is looked for last, by its name scheme: FFTW's names in libfftw3 (double)
+// or libfftw3f (float). Debian's ILP64 OpenBLAS
 // (libopenblas64.so.0) defines the 64-bit interface under the plain names, so a 64_ name
 // also maps to its plain twin there.
 std::vector<DefaultLocation> default_locations(const std::string& symbol);

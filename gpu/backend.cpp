@@ -32,7 +32,7 @@ void log_from_plugin(int level, const char* message) {
 }
 
 const gpushim_host_services kHostServices{
-    .resolve_cpu_symbol = fallback::resolve_cpu_blas_symbol,
+    .resolve_cpu_symbol = fallback::resolve_cpu_symbol,
     .log = log_from_plugin,
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <optional>
 
 #include "dispatch/log.h"
 #include "gpu/host_copy_pool.h"
@@ -65,6 +66,59 @@ int Staging::download(const void* device, std::size_t offset, std::size_t row_by
     transfers_.bytes_to_host += row_bytes * rows;
     return plugin_.copy_to_host_2d(static_cast<std::byte*>(context_.result[q]) + offset, row_bytes, device,
                                    row_bytes, row_bytes, rows, context_.queue[q]);
+}
+
+int Staging::upload_packed(void* device, std::size_t total, const Fill& fill, int q) {
+    auto* target = static_cast<std::byte*>(device);
+    for (std::size_t offset = 0; offset < total; offset += QueueContext::kChunkBytes) {
+        const std::size_t bytes = std::min(QueueContext::kChunkBytes, total - offset);
+        std::byte* staging = nullptr;
+        if (int status = next_chunk(staging); status != 0) return status;
+        fill(staging, offset, bytes);
+        if (int status = send_chunk(target + offset, staging, bytes, q); status != 0) return status;
+    }
+    return 0;
+}
+
+int Staging::download_packed(const void* device, std::size_t total, const Drain& drain, int q) {
+    const auto* source = static_cast<const std::byte*>(device);
+    struct Pending {
+        int index;
+        std::size_t offset, bytes;
+    };
+    std::optional<Pending> pending;
+    auto drain_pending = [&]() -> int {
+        if (int status = plugin_.event_synchronize(context_.chunk_done[pending->index]);
+            status != 0) {
+            return status;
+        }
+        context_.chunk_pending[pending->index] = false;
+        drain(static_cast<const std::byte*>(context_.chunk[pending->index]), pending->offset,
+              pending->bytes);
+        return 0;
+    };
+    for (std::size_t offset = 0; offset < total; offset += QueueContext::kChunkBytes) {
+        const std::size_t bytes = std::min(QueueContext::kChunkBytes, total - offset);
+        // The buffer's previous chunk was drained one iteration ago.
+        std::byte* staging = nullptr;
+        if (int status = next_chunk(staging); status != 0) return status;
+        transfers_.bytes_to_host += bytes;
+        if (int status = plugin_.copy_to_host_2d(staging, bytes, source + offset, bytes, bytes, 1,
+                                                 context_.queue[q]);
+            status != 0) {
+            return status;
+        }
+        context_.chunk_pending[current_] = true;
+        if (int status = plugin_.event_record(context_.chunk_done[current_], context_.queue[q]);
+            status != 0) {
+            return status;
+        }
+        if (pending) {
+            if (int status = drain_pending(); status != 0) return status;
+        }
+        pending = Pending{current_, offset, bytes};
+    }
+    return pending ? drain_pending() : 0;
 }
 
 int Staging::synchronize_all() {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "dispatch/blas3_call.h"
 #include "gpu/device_interface.h"
@@ -53,6 +54,20 @@ public:
     int download(const void* device, const Matrix& m, int q) {
         return download(device, 0, m.column_bytes(), static_cast<std::size_t>(m.extent.cols), q);
     }
+
+    // Fills `total` bytes of packed device memory chunk by chunk through the pinned chunk
+    // buffers: fill(staging, offset, bytes) writes the packed bytes [offset, offset + bytes)
+    // into `staging` while the previous chunk's copy proceeds.
+    using Fill = std::function<void(std::byte* staging, std::size_t offset, std::size_t bytes)>;
+    int upload_packed(void* device, std::size_t total, const Fill& fill, int q);
+
+    // Reads `total` bytes of device memory chunk by chunk through the pinned chunk buffers:
+    // drain(staging, offset, bytes) receives the bytes [offset, offset + bytes) once they are
+    // on the host, while the next chunk's copy proceeds. `offset` and `bytes` are multiples
+    // of 16 bytes but for the last chunk's end.
+    using Drain =
+        std::function<void(const std::byte* staging, std::size_t offset, std::size_t bytes)>;
+    int download_packed(const void* device, std::size_t total, const Drain& drain, int q);
 
     // Waits for everything enqueued; the chunk buffers are free afterwards.
     int synchronize_all();

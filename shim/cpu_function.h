@@ -19,7 +19,7 @@ class CpuFunction {
         Function* function = function_.load(std::memory_order_acquire);
         if (function == nullptr) {
             // Racing threads resolve the same symbol to the same address.
-            function = reinterpret_cast<Function*>(fallback::resolve_cpu_blas_symbol(symbol_));
+            function = reinterpret_cast<Function*>(fallback::resolve_cpu_symbol(symbol_));
             function_.store(function, std::memory_order_release);
         }
         return function;

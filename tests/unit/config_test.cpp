@@ -17,7 +17,7 @@ Config load(const std::map<std::string, std::string>& environment) {
 }
 
 double threshold_of(const Config& config, Routine routine) {
-    return std::cbrt(config.threshold_cubed[static_cast<std::size_t>(routine)]);
+    return std::cbrt(config.offload_size[static_cast<std::size_t>(routine)]);
 }
 
 TEST(Config, DefaultsDependOnPrecision) {
@@ -37,9 +37,27 @@ TEST(Config, DefaultsDependOnPrecision) {
 
 TEST(Config, GlobalThresholdAndPerRoutineOverride) {
     const Config config = load({{"GPUSHIM_THRESHOLD", "0"}, {"GPUSHIM_THRESHOLD_DTRSM", "64"}});
-    EXPECT_EQ(config.threshold_cubed[static_cast<std::size_t>(Routine::dgemm)], 0.0);
+    EXPECT_EQ(config.offload_size[static_cast<std::size_t>(Routine::dgemm)], 0.0);
     EXPECT_NEAR(threshold_of(config, Routine::dtrsm), 64.0, 1e-9);
-    EXPECT_EQ(config.threshold_cubed[static_cast<std::size_t>(Routine::strsm)], 0.0);
+    EXPECT_EQ(config.offload_size[static_cast<std::size_t>(Routine::strsm)], 0.0);
+}
+
+// FFT thresholds are points (per transform times howmany), not cubed dimensions.
+TEST(Config, FftThresholdsArePointsWithTheirOwnFamilySetting) {
+    const auto points = [](const Config& config, Routine routine) {
+        return config.offload_size[static_cast<std::size_t>(routine)];
+    };
+    EXPECT_EQ(points(load({}), Routine::fftw_dft), default_threshold(Routine::fftw_dft));
+    EXPECT_EQ(points(load({{"GPUSHIM_THRESHOLD", "0"}}), Routine::fftwf_dft_c2r), 0.0);
+    const Config family = load({{"GPUSHIM_THRESHOLD", "0"},
+                                {"GPUSHIM_THRESHOLD_FFT", "4096"},
+                                {"GPUSHIM_THRESHOLD_FFTW_DFT_R2C", "100"}});
+    EXPECT_EQ(points(family, Routine::fftwf_dft), 4096.0);
+    EXPECT_EQ(points(family, Routine::fftw_dft_r2c), 100.0);
+    EXPECT_EQ(family.offload_size[static_cast<std::size_t>(Routine::dgemm)], 0.0);
+    EXPECT_EQ(points(load({{"GPUSHIM_THRESHOLD_FFT", "many"}}), Routine::fftw_dft),
+              default_threshold(Routine::fftw_dft));
+    EXPECT_EQ(load({{"GPUSHIM_CPU_FFTW", "/opt/libfftw3.so.3"}}).cpu_fftw, "/opt/libfftw3.so.3");
 }
 
 TEST(Config, InvalidValuesKeepDefaults) {
@@ -66,7 +84,9 @@ TEST(Config, UnknownVariablesAreNamed) {
     char plugin[] = "GPUSHIM_HOSTSIM_MEMORY=100";
     char not_routine[] = "GPUSHIM_THRESHOLD_DGEMV=5";
     char other[] = "PATH=/bin";
-    char* variables[] = {known, typo, plugin, not_routine, other, nullptr};
+    char fft[] = "GPUSHIM_THRESHOLD_FFT=0";
+    char fft_routine[] = "GPUSHIM_THRESHOLD_FFTWF_DFT=0";
+    char* variables[] = {known, typo, plugin, not_routine, other, fft, fft_routine, nullptr};
     EXPECT_EQ(unknown_variables(variables),
               (std::vector<std::string>{"GPUSHIM_TRESHOLD", "GPUSHIM_THRESHOLD_DGEMV"}));
 }

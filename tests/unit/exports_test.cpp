@@ -1,4 +1,5 @@
-// The exported set of libgpushim.so is the routine table under every name scheme.
+// The exported set of libgpushim.so is the routine table under every name scheme, and the
+// FFTW functions that create or consume plans.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
@@ -9,6 +10,8 @@
 
 #include "shim/blas3_routines.h"
 #include "shim/export.h"
+#include "shim/fftw_functions.h"
+#include "shim/fftw_legacy_functions.h"
 #include "shim/lapack_routines.h"
 #include "shim/name_schemes.h"
 
@@ -22,17 +25,31 @@ namespace {
     GPUSHIM_FOR_EACH_BLAS3_ROUTINE(GPUSHIM_NAMES_OF_ROUTINE, fp, fs, cp, cs, Int) \
     GPUSHIM_FOR_EACH_LAPACK_ROUTINE(GPUSHIM_NAMES_OF_LAPACK_ROUTINE, fp, fs, cp, cs, Int)
 
-const std::set<std::string> kExpectedNames{GPUSHIM_FOR_EACH_NAME_SCHEME(GPUSHIM_NAMES_OF_SCHEME)};
+#define GPUSHIM_NAME_OF_FFTW_FUNCTION(P, name, ...) GPUSHIM_STRING(P##name),
+#define GPUSHIM_NAMES_OF_FFTW_PRECISION(P, Real)                           \
+    GPUSHIM_FOR_EACH_FFTW_PLANNER(GPUSHIM_NAME_OF_FFTW_FUNCTION, P, , ) \
+    GPUSHIM_FOR_EACH_FFTW_CONSUMER(GPUSHIM_NAME_OF_FFTW_FUNCTION, P, , )
+
+#define GPUSHIM_NAME_OF_FFTW_LEGACY(symbol) GPUSHIM_STRING(symbol),
+
+const std::set<std::string> kExpectedNames{
+    GPUSHIM_FOR_EACH_NAME_SCHEME(GPUSHIM_NAMES_OF_SCHEME)
+        GPUSHIM_FOR_EACH_FFTW_PRECISION(GPUSHIM_NAMES_OF_FFTW_PRECISION)
+            GPUSHIM_FOR_EACH_FFTW_LEGACY_NAME(GPUSHIM_NAME_OF_FFTW_LEGACY)};
 
 // 30 Level-3 routines with 8 names each; 22 LAPACK routines in 4 precisions with 4 names
-// each (Fortran only).
+// each (Fortran only); 34 FFTW planners and 15 plan consumers in 2 precisions; 40 legacy
+// Fortran FFTW functions in 2 precisions, each with the suffixes _ and __.
 TEST(Exports, TablesGiveEveryNameOfEveryScheme) {
-    EXPECT_EQ(kExpectedNames.size(), 30u * 8 + 22u * 4 * 4);
+    EXPECT_EQ(kExpectedNames.size(), 30u * 8 + 22u * 4 * 4 + (34u + 15u) * 2 + 40u * 2 * 2);
     for (const char* name : {"dgemm_", "cblas_dgemm", "dgemm_64_", "cblas_dgemm64_",
                              "scipy_dgemm_64_", "scipy_cblas_dgemm64_", "scipy_dgemm_",
                              "scipy_cblas_dgemm", "zher2k_", "scipy_cblas_ctrsm64_", "dgesv_",
                              "zheevd_64_", "scipy_cungqr_", "scipy_sgesdd_64_", "dormqr_",
-                             "dsyevr_", "zheevr_64_", "chegvd_", "sgeev_", "scipy_zgels_", "dgelsd_64_"}) {
+                             "dsyevr_", "zheevr_64_", "chegvd_", "sgeev_", "scipy_zgels_", "dgelsd_64_",
+                             "fftw_plan_dft_1d", "fftwf_plan_guru64_split_dft_c2r",
+                             "fftw_execute_dft_r2c", "fftwf_sprint_plan", "fftw_estimate_cost",
+                             "dfftw_plan_dft_1d_", "sfftw_execute_dft__", "dfftw_cost_"}) {
         EXPECT_TRUE(kExpectedNames.count(name)) << name;
     }
     // LAPACK's real and complex names differ where it says so.
@@ -52,7 +69,12 @@ TEST(Exports, EveryNameIsDefinedByTheShim) {
         EXPECT_NE(std::string(info.dli_fname).find("libgpushim.so"), std::string::npos) << name;
     }
     EXPECT_NE(dlsym(shim, "gpushim_version"), nullptr);
-    for (const char* hidden : {"dgemv_", "cblas_ddot", "_ZN7gpushim6configEv", "dsytrf_", "cblas_dpotrf"}) {
+    // FFTW's other functions, and its long-double and quad precisions, are FFTW's alone.
+    for (const char* hidden : {"dgemv_", "cblas_ddot", "_ZN7gpushim6configEv", "dsytrf_",
+                               "cblas_dpotrf", "fftw_malloc", "fftw_plan_with_nthreads",
+                               "fftw_export_wisdom_to_filename", "fftw_cleanup",
+                               "fftwl_plan_dft_1d", "fftwq_execute", "dfftw_cleanup_",
+                               "sfftw_import_wisdom_"}) {
         EXPECT_EQ(dlsym(shim, hidden), nullptr) << hidden;
     }
 }

@@ -118,8 +118,8 @@ TEST(SymbolResolverDeathTest, SearchingWhileAnotherThreadLoadsLibrariesDoesNotHa
 
 TEST(SymbolResolverDeathTest, NothingFoundStopsWithAMessage) {
     EXPECT_DEATH(
-        resolve_cpu_blas_symbol("gpushim_no_such_routine_"),
-        "no CPU BLAS in this process defines gpushim_no_such_routine_; set GPUSHIM_CPU_BLAS");
+        resolve_cpu_symbol("gpushim_no_such_routine_"),
+        "no CPU library in this process defines gpushim_no_such_routine_; set GPUSHIM_CPU_BLAS");
 }
 
 }  // namespace

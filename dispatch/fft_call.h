@@ -1,0 +1,64 @@
+// The canonical description of an FFTW transform: FFTW's guru64 form, to which every
+// planner of the API reduces (the basic, advanced and guru interfaces are all special
+// cases of it), and what the device interface needs from it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "gpu/device_interface.h"
+
+namespace gpushim {
+
+enum class FftKind : unsigned char { c2c, r2c, c2r, split_c2c, split_r2c, split_c2r, r2r };
+
+// A dimension of the transform or of the batch: its length, and the strides between
+// consecutive elements of the input and of the output, in elements of each array's own
+// type (real or complex), as fftw_iodim64.
+struct FftDimension {
+    int64_t n;
+    int64_t is;
+    int64_t os;
+
+    bool operator==(const FftDimension&) const = default;
+};
+
+struct FftProblem {
+    FftKind kind = FftKind::c2c;
+    bool single = false;  // fftwf_ (float), else fftw_ (double)
+    int sign = -1;        // FFTW_FORWARD or FFTW_BACKWARD; r2c forward, c2r backward
+    // Only described when the device could compute the transform: FFTW itself judges every
+    // other problem (split, r2r, invalid arguments).
+    bool described = false;
+    std::vector<FftDimension> dims;     // the transform, the last varying fastest
+    std::vector<FftDimension> howmany;  // the batch
+};
+
+// What the device would compute for a problem, when it can: rank 1 to 3 and a batch of
+// at least one transform of at least one point, sizes within the device's reach.
+bool suits_device(const FftProblem& problem);
+
+// Points per transform times the number of transforms: the threshold's measure.
+double fft_points(const FftProblem& problem);
+
+// The packed description the device interface takes (suits_device must hold).
+gpushim_fft_desc device_description(const FftProblem& problem);
+
+// One execution of a plan: its problem, on the planned or on new arrays.
+struct FftOp {
+    const FftProblem* problem;
+    const void* in;
+    void* out;
+};
+
+// The flops FFTW's convention counts for the transform (5 N log2 N per complex transform
+// of N points, half for real data), for the report's rates.
+double flop_count(const FftOp& op);
+
+// An execution of a plan FFTW accepted has valid arguments.
+constexpr bool arguments_valid(const FftOp&) {
+    return true;
+}
+
+}  // namespace gpushim

@@ -1,0 +1,228 @@
+#include "gpu/fft_executor.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "dispatch/log.h"
+#include "gpu/backend.h"
+#include "gpu/host_copy_pool.h"
+#include "gpu/queue_context.h"
+#include "gpu/staging.h"
+
+namespace gpushim::gpu {
+namespace {
+
+constexpr std::size_t kCopyPieceBytes = std::size_t{1} << 20;
+// Larger downloads are split: a copy's pitch is limited (2^31 - 1 bytes in CUDA).
+constexpr std::size_t kDownloadPieceBytes = std::size_t{1} << 30;
+
+// One side (input or output) of a transform in the caller's memory, in the packed order
+// of the device interface: the batch dimensions, then the transform's, the last fastest.
+struct StridedArray {
+    std::byte* base;
+    std::size_t element;  // bytes of one real or complex number
+    std::vector<int64_t> extent;
+    std::vector<int64_t> stride;  // in elements
+
+    int64_t row_length() const { return extent.back(); }
+    uint64_t count() const {
+        uint64_t total = 1;
+        for (int64_t e : extent) total *= static_cast<uint64_t>(e);
+        return total;
+    }
+    std::size_t bytes() const { return static_cast<std::size_t>(count()) * element; }
+
+    // The host address of the packed row `row`.
+    std::byte* row_address(uint64_t row) const {
+        int64_t offset = 0;
+        for (std::size_t d = extent.size() - 1; d-- > 0;) {
+            const auto length = static_cast<uint64_t>(extent[d]);
+            offset += static_cast<int64_t>(row % length) * stride[d];
+            row /= length;
+        }
+        return base + offset * static_cast<std::ptrdiff_t>(element);
+    }
+
+    // The lowest and one past the highest byte the array touches.
+    std::pair<const std::byte*, const std::byte*> span() const {
+        int64_t low = 0, high = 0;
+        for (std::size_t d = 0; d < extent.size(); ++d) {
+            const int64_t reach = (extent[d] - 1) * stride[d];
+            (reach < 0 ? low : high) += reach;
+        }
+        const auto e = static_cast<std::ptrdiff_t>(element);
+        return {base + low * e, base + (high + 1) * e};
+    }
+};
+
+StridedArray strided_array(const FftProblem& problem, bool input, const void* array) {
+    const std::size_t real = problem.single ? sizeof(float) : sizeof(double);
+    const bool complex = input ? problem.kind != FftKind::r2c : problem.kind != FftKind::c2r;
+    // The complex side of a real transform holds the half spectrum in the last dimension.
+    const bool half_spectrum = complex && problem.kind != FftKind::c2c;
+    StridedArray side{
+        static_cast<std::byte*>(const_cast<void*>(array)), complex ? 2 * real : real, {}, {}};
+    for (const auto* dimensions : {&problem.howmany, &problem.dims}) {
+        for (const FftDimension& d : *dimensions) {
+            side.extent.push_back(d.n);
+            side.stride.push_back(input ? d.is : d.os);
+        }
+    }
+    if (half_spectrum) side.extent.back() = side.extent.back() / 2 + 1;
+    return side;
+}
+
+// Copies the packed elements [first, first + count) between `packed` (which holds them
+// from its start) and the caller's array, in parallel pieces.
+template <bool kGather>
+void copy_packed(const StridedArray& side, std::byte* packed, uint64_t first, uint64_t count) {
+    const uint64_t piece = std::max<uint64_t>(1, kCopyPieceBytes / side.element);
+    const uint64_t pieces = (count + piece - 1) / piece;
+    const int64_t inner_stride = side.stride.back();
+    const auto length = static_cast<uint64_t>(side.row_length());
+    parallel_copy(static_cast<std::size_t>(pieces), static_cast<std::size_t>(count) * side.element,
+                  [&](std::size_t p) {
+                      uint64_t index = first + p * piece;
+                      const uint64_t end = std::min(first + count, index + piece);
+                      std::byte* cursor = packed + (index - first) * side.element;
+                      while (index < end) {
+                          const uint64_t column = index % length;
+                          const uint64_t run = std::min(length - column, end - index);
+                          std::byte* host = side.row_address(index / length) +
+                                            static_cast<int64_t>(column) * inner_stride *
+                                                static_cast<std::ptrdiff_t>(side.element);
+                          if (inner_stride == 1) {
+                              if constexpr (kGather) {
+                                  std::memcpy(cursor, host, run * side.element);
+                              } else {
+                                  std::memcpy(host, cursor, run * side.element);
+                              }
+                          } else {
+                              const auto step =
+                                  inner_stride * static_cast<std::ptrdiff_t>(side.element);
+                              for (uint64_t j = 0; j < run; ++j) {
+                                  std::byte* element = host + static_cast<int64_t>(j) * step;
+                                  if constexpr (kGather) {
+                                      std::memcpy(cursor + j * side.element, element, side.element);
+                                  } else {
+                                      std::memcpy(element, cursor + j * side.element, side.element);
+                                  }
+                              }
+                          }
+                          cursor += run * side.element;
+                          index += run;
+                      }
+                  });
+}
+
+bool overlap(const StridedArray& a, const StridedArray& b) {
+    const auto [a_low, a_high] = a.span();
+    const auto [b_low, b_high] = b.span();
+    return a_low < b_high && b_low < a_high;
+}
+
+}  // namespace
+
+FftDeviceState::~FftDeviceState() {
+    if (plan_ == nullptr && input_.data == nullptr && output_.data == nullptr) return;
+    // Only a plan that ran on the device holds device resources: the plugin is loaded.
+    const gpushim_device_plugin* plugin = backend();
+    if (plugin == nullptr) return;  // a forked child: the parent's device is not ours
+    if (plan_ != nullptr) plugin->fft_plan_destroy(plan_);
+    DeviceMemoryPool& pool = device_pool(*plugin);
+    if (input_.data != nullptr) pool.release(input_);
+    if (output_.data != nullptr) pool.release(output_);
+}
+
+Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers) {
+    const gpushim_device_plugin* plugin = backend();
+    if (plugin == nullptr) return Outcome::unavailable;
+    QueueContext* context = thread_queue_context(*plugin);
+    if (context == nullptr) return Outcome::unavailable;
+
+    const std::lock_guard lock(state.mutex_);
+    if (state.refused_) return Outcome::unavailable;
+    if (state.plan_ == nullptr) {
+        const gpushim_fft_desc desc = device_description(*op.problem);
+        if (int status = plugin->fft_plan_create(&desc, &state.plan_); status != 0) {
+            state.plan_ = nullptr;
+            state.refused_ = true;
+            report_failure(*plugin, "FFT planning", status);
+            return Outcome::failed;
+        }
+    }
+
+    const StridedArray input = strided_array(*op.problem, true, op.in);
+    const StridedArray output = strided_array(*op.problem, false, op.out);
+    if (state.input_.data == nullptr) {
+        DeviceMemoryPool& pool = device_pool(*plugin);
+        state.input_ = pool.allocate(input.bytes());
+        state.output_ = pool.allocate(output.bytes());
+        if (state.input_.data == nullptr || state.output_.data == nullptr) {
+            for (DeviceBlock* block : {&state.input_, &state.output_}) {
+                if (block->data != nullptr) pool.release(*block);
+                *block = DeviceBlock{};
+            }
+            log::write(log::Level::info,
+                       "an FFT of %.1f MB does not fit in device memory; computing on the CPU",
+                       static_cast<double>(input.bytes() + output.bytes()) * 1e-6);
+            return Outcome::unavailable;
+        }
+    }
+
+    // An in-place transform's output overwrites its input: it is written only once all of
+    // it is on the host, so that a failure leaves the input for the CPU to transform.
+    const bool in_place = overlap(input, output);
+    if (in_place && !context->reserve_result(*plugin, 0, output.bytes())) {
+        report_failure(*plugin, "pinned allocation", -1);
+        return Outcome::failed;
+    }
+
+    Staging staging(*plugin, *context, transfers);
+    const char* step = "FFT upload";
+    int status = staging.upload_packed(
+        state.input_.data, input.bytes(),
+        [&](std::byte* staging_chunk, std::size_t offset, std::size_t bytes) {
+            copy_packed<true>(input, staging_chunk, offset / input.element, bytes / input.element);
+        },
+        0);
+    if (status == 0) {
+        step = "FFT";
+        status = plugin->fft_execute(state.plan_, state.input_.data, state.output_.data,
+                                     context->queue[0]);
+    }
+    if (status == 0) {
+        step = "FFT download";
+        if (in_place) {
+            const auto* device = static_cast<const std::byte*>(state.output_.data);
+            for (std::size_t offset = 0; offset < output.bytes() && status == 0;
+                 offset += kDownloadPieceBytes) {
+                const std::size_t bytes = std::min(kDownloadPieceBytes, output.bytes() - offset);
+                status = staging.download(device + offset, offset, bytes, 1, 0);
+            }
+        } else {
+            status = staging.download_packed(
+                state.output_.data, output.bytes(),
+                [&](const std::byte* staging_chunk, std::size_t offset, std::size_t bytes) {
+                    copy_packed<false>(output, const_cast<std::byte*>(staging_chunk),
+                                       offset / output.element, bytes / output.element);
+                },
+                0);
+        }
+    }
+    const int sync_status = staging.synchronize_all();
+    if (status == 0 && sync_status != 0) {
+        step = "synchronisation";
+        status = sync_status;
+    }
+    if (status != 0) {
+        report_failure(*plugin, step, status);
+        return Outcome::failed;
+    }
+    if (in_place)
+        copy_packed<false>(output, static_cast<std::byte*>(context->result[0]), 0, output.count());
+    return Outcome::completed;
+}
+
+}  // namespace gpushim::gpu

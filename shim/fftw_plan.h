@@ -1,0 +1,113 @@
+// The shim's FFTW plan, and what the entry points (fftw_entries.cpp) do with plans.
+//
+// Every planner returns a plan of the shim's, which holds FFTW's own plan for the CPU
+// path. A transform bound for the device gets an FFTW_ESTIMATE plan (no MEASURE search
+// for a transform the device computes; ESTIMATE never touches the arrays), or, with
+// FFTW_WISDOM_ONLY, the plan the caller's flags give, so that planning fails exactly
+// when FFTW's would. Any other transform gets FFTW's plan for the caller's own flags.
+// A plan pointer that is not the shim's is handed to FFTW unchanged.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+#include "dispatch/fft_call.h"
+#include "dispatch/router.h"
+#include "dispatch/routines.h"
+#include "gpu/fft_executor.h"
+#include "shim/cpu_function.h"
+#include "shim/fftw_abi.h"
+#include "shim/fftw_descriptions.h"
+
+namespace gpushim::shim {
+
+struct FftwPlan {
+    // First, where FFTW's own plans hold a pointer: a value no user-space pointer has (bit
+    // 63 set, not sign-extended), so that an FFTW plan is never taken for the shim's.
+    static constexpr uint64_t kMagic = 0xC0FF'EE67'7075'7368;
+    uint64_t magic = kMagic;
+    FftProblem problem;
+    Routine routine;
+    void* cpu_plan;  // FFTW's: the CPU path, and what print/flops/cost describe
+    const void* in;  // the planned arrays, for fftw_execute
+    void* out;
+    std::unique_ptr<gpu::FftDeviceState> device;  // when bound for the device
+};
+
+// The shim's plan behind `plan`, or nullptr when FFTW made it.
+inline FftwPlan* shim_plan(const void* plan) {
+    if (plan == nullptr) return nullptr;
+    uint64_t first;
+    std::memcpy(&first, plan, sizeof first);
+    return first == FftwPlan::kMagic ? static_cast<FftwPlan*>(const_cast<void*>(plan)) : nullptr;
+}
+
+Routine fft_routine(FftKind kind, bool single);
+
+// Makes the plan: `plan_on_cpu(flags)` calls FFTW's planner of the entry point with the
+// caller's arguments and the given flags. FFTW's public planners call one another (through
+// the PLT, so through the shim's entries): those nested calls go straight to FFTW.
+void* plan_transform(PlannedTransform planned, bool single, unsigned flags,
+                     void* (*plan_on_cpu)(void* context, unsigned flags), void* context);
+
+template <class Real, class PlanOnCpu>
+typename fftw::Types<Real>::Plan plan(PlannedTransform planned, unsigned flags,
+                                      PlanOnCpu&& plan_on_cpu) {
+    using Plan = typename fftw::Types<Real>::Plan;
+    auto call = [](void* context, unsigned planner_flags) -> void* {
+        return (*static_cast<std::remove_reference_t<PlanOnCpu>*>(context))(planner_flags);
+    };
+    return static_cast<Plan>(
+        plan_transform(std::move(planned), std::is_same_v<Real, float>, flags, call, &plan_on_cpu));
+}
+
+// ---- what the consumers of fftw_functions.h do with a plan (their ROLE) ----
+
+template <class Real, class Function>
+void execute_planned(CpuFunction<Function>& cpu, typename fftw::Types<Real>::Plan p) {
+    FftwPlan* plan = shim_plan(p);
+    if (plan == nullptr) return cpu.get()(p);
+    auto* cpu_plan = static_cast<typename fftw::Types<Real>::Plan>(plan->cpu_plan);
+    route(FftOp{&plan->problem, plan->in, plan->out}, plan->routine, plan->device.get(),
+          [&] { cpu.get()(cpu_plan); });
+}
+
+template <class Real, class Function, class In, class Out>
+void execute_new(CpuFunction<Function>& cpu, typename fftw::Types<Real>::Plan p, In* in, Out* out) {
+    FftwPlan* plan = shim_plan(p);
+    if (plan == nullptr) return cpu.get()(p, in, out);
+    auto* cpu_plan = static_cast<typename fftw::Types<Real>::Plan>(plan->cpu_plan);
+    route(FftOp{&plan->problem, in, out}, plan->routine, plan->device.get(),
+          [&] { cpu.get()(cpu_plan, in, out); });
+}
+
+template <class Real, class Function, class... Args>
+void execute_on_cpu(CpuFunction<Function>& cpu, typename fftw::Types<Real>::Plan p, Args... args) {
+    FftwPlan* plan = shim_plan(p);
+    if (plan == nullptr) return cpu.get()(p, args...);
+    auto* cpu_plan = static_cast<typename fftw::Types<Real>::Plan>(plan->cpu_plan);
+    forward_to_cpu(FftOp{&plan->problem, nullptr, nullptr}, plan->routine, false,
+                   [&] { cpu.get()(cpu_plan, args...); });
+}
+
+template <class Real, class Function, class... Args>
+auto inspect(CpuFunction<Function>& cpu, typename fftw::Types<Real>::Plan p, Args... args) {
+    const FftwPlan* plan = shim_plan(p);
+    return cpu.get()(
+        plan == nullptr ? p : static_cast<typename fftw::Types<Real>::Plan>(plan->cpu_plan),
+        args...);
+}
+
+template <class Real, class Function>
+void destroy(CpuFunction<Function>& cpu, typename fftw::Types<Real>::Plan p) {
+    FftwPlan* plan = shim_plan(p);
+    if (plan == nullptr) return cpu.get()(p);
+    cpu.get()(static_cast<typename fftw::Types<Real>::Plan>(plan->cpu_plan));
+    plan->magic = 0;
+    delete plan;
+}
+
+}  // namespace gpushim::shim
