@@ -1,0 +1,83 @@
+# FFTW clients of libgpushim.so (issue 4). Included at the end of
+# tests/integration/CMakeLists.txt, whose gpushim_integration_test, gpushim_skipped_test, here,
+# shim, GPUSHIM_FAIL_EVERY and GPUSHIM_SYSTEM_PYTHON it uses. Each client checks its results
+# against FFTW or numpy.fft; run_fftw.py then reads the report (see its docstring):
+#
+#   fftw_matrix_relinked[_faults]  fftw_matrix.c, linked -lgpushim -lfftw3 -lfftw3f: every
+#                                  planner form of fftw3.h in both precisions vs FFTW itself
+#   fftw_legacy_relinked[_faults]  fftw_legacy.f90: the legacy Fortran API (dfftw_, sfftw_)
+#   pyfftw_debian[_faults]         pyfftw_check.py: Debian's pyFFTW under LD_PRELOAD
+#   fftw_exports                   check_fftw_exports.py: the shim exports FFTW's plan
+#                                  functions, and no other FFTW name
+#
+# c2c, r2c and c2r must have run on the device (and with faults, in fftw_matrix, each must
+# also have fallen back to FFTW); split arrays and r2r must have been counted, on FFTW only.
+
+find_path(GPUSHIM_FFTW_INCLUDE_DIR NAMES fftw3.h)
+find_file(GPUSHIM_FFTW_FORTRAN_INCLUDE NAMES fftw3.f PATHS ${GPUSHIM_FFTW_INCLUDE_DIR})
+find_library(GPUSHIM_FFTW3_LIBRARY NAMES fftw3)
+find_library(GPUSHIM_FFTW3F_LIBRARY NAMES fftw3f)
+
+set(fftw_offloaded fftw_dft,fftw_dft_r2c,fftw_dft_c2r,fftwf_dft,fftwf_dft_r2c,fftwf_dft_c2r)
+set(fftw_on_cpu fftw_split_dft,fftw_split_dft_r2c,fftw_split_dft_c2r,fftw_r2r)
+string(APPEND fftw_on_cpu ,fftwf_split_dft,fftwf_split_dft_r2c,fftwf_split_dft_c2r,fftwf_r2r)
+
+if(GPUSHIM_FFTW_INCLUDE_DIR AND GPUSHIM_FFTW3_LIBRARY AND GPUSHIM_FFTW3F_LIBRARY)
+  # The shim first on the link line (and in DT_NEEDED), so that the program's fftw_plan_* and
+  # fftw_execute* bind to it; FFTW after it is what the shim forwards to.
+  add_executable(gpushim_fftw_matrix fftw_matrix.c)
+  set_target_properties(gpushim_fftw_matrix PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON)
+  target_include_directories(gpushim_fftw_matrix PRIVATE ${GPUSHIM_FFTW_INCLUDE_DIR})
+  target_compile_options(gpushim_fftw_matrix PRIVATE -Wall -Wextra)
+  target_link_libraries(gpushim_fftw_matrix PRIVATE gpushim ${GPUSHIM_FFTW3_LIBRARY}
+                                                    ${GPUSHIM_FFTW3F_LIBRARY} m ${CMAKE_DL_LIBS})
+  target_link_options(gpushim_fftw_matrix PRIVATE LINKER:--no-as-needed)
+  add_dependencies(gpushim_fftw_matrix gpushim_hostsim)
+  gpushim_integration_test(NAME fftw_matrix_relinked LABELS "fftw;relink" TIMEOUT 300
+    COMMAND ${here}/run_fftw.py --shim ${shim} --gpu ${fftw_offloaded} --cpu ${fftw_on_cpu}
+            -- $<TARGET_FILE:gpushim_fftw_matrix>)
+  gpushim_integration_test(NAME fftw_matrix_relinked_faults LABELS "fftw;relink;faults"
+    TIMEOUT 300
+    COMMAND ${here}/run_fftw.py --shim ${shim} --gpu ${fftw_offloaded} --cpu ${fftw_on_cpu}
+            --fail-every ${GPUSHIM_FAIL_EVERY} --fallbacks ${fftw_offloaded}
+            -- $<TARGET_FILE:gpushim_fftw_matrix>)
+else()
+  gpushim_skipped_test(fftw_matrix_relinked
+                       "fftw3.h, libfftw3 or libfftw3f not found (libfftw3-dev)")
+endif()
+
+if(GPUSHIM_FFTW_FORTRAN_INCLUDE AND GPUSHIM_FFTW3_LIBRARY AND GPUSHIM_FFTW3F_LIBRARY
+   AND CMAKE_Fortran_COMPILER)
+  get_filename_component(fftw_fortran_include_dir ${GPUSHIM_FFTW_FORTRAN_INCLUDE} DIRECTORY)
+  add_executable(gpushim_fftw_legacy fftw_legacy.f90)
+  target_include_directories(gpushim_fftw_legacy PRIVATE ${fftw_fortran_include_dir})
+  target_link_libraries(gpushim_fftw_legacy PRIVATE gpushim ${GPUSHIM_FFTW3_LIBRARY}
+                                                    ${GPUSHIM_FFTW3F_LIBRARY})
+  target_link_options(gpushim_fftw_legacy PRIVATE LINKER:--no-as-needed)
+  add_dependencies(gpushim_fftw_legacy gpushim_hostsim)
+  gpushim_integration_test(NAME fftw_legacy_relinked LABELS "fftw;relink" TIMEOUT 300
+    COMMAND ${here}/run_fftw.py --shim ${shim} --gpu ${fftw_offloaded}
+            -- $<TARGET_FILE:gpushim_fftw_legacy>)
+  gpushim_integration_test(NAME fftw_legacy_relinked_faults LABELS "fftw;relink;faults"
+    TIMEOUT 300
+    COMMAND ${here}/run_fftw.py --shim ${shim} --gpu ${fftw_offloaded}
+            --fail-every ${GPUSHIM_FAIL_EVERY} -- $<TARGET_FILE:gpushim_fftw_legacy>)
+else()
+  gpushim_skipped_test(fftw_legacy_relinked
+                       "gfortran, fftw3.f, libfftw3 or libfftw3f not found (libfftw3-dev)")
+endif()
+
+# pyfftw_check.py exits 77 when pyfftw cannot be imported (python3-pyfftw): run_fftw.py skips
+gpushim_integration_test(NAME pyfftw_debian LABELS "fftw;pyfftw" TIMEOUT 300
+  COMMAND ${here}/run_fftw.py --shim ${shim} --preload --gpu ${fftw_offloaded}
+          --cpu fftw_r2r,fftwf_r2r -- ${GPUSHIM_SYSTEM_PYTHON} ${here}/pyfftw_check.py)
+gpushim_integration_test(NAME pyfftw_debian_faults LABELS "fftw;pyfftw;faults" TIMEOUT 300
+  COMMAND ${here}/run_fftw.py --shim ${shim} --preload --gpu ${fftw_offloaded}
+          --cpu fftw_r2r,fftwf_r2r --fail-every ${GPUSHIM_FAIL_EVERY}
+          -- ${GPUSHIM_SYSTEM_PYTHON} ${here}/pyfftw_check.py)
+
+# a header or library not found reaches the script as a missing path: it skips (77)
+gpushim_integration_test(NAME fftw_exports LABELS "fftw;exports" TIMEOUT 60
+  COMMAND ${here}/check_fftw_exports.py --shim ${shim}
+          --header ${GPUSHIM_FFTW_INCLUDE_DIR}/fftw3.h
+          --fftw ${GPUSHIM_FFTW3_LIBRARY} --fftwf ${GPUSHIM_FFTW3F_LIBRARY})
