@@ -25,6 +25,18 @@
 #    cells run by n, cheapest first, and those predicted not to fit are recorded as
 #    skipped with their predicted time (OpenBLAS's svd, eigh at 8192 take a minute or
 #    more on 16 cores). The plugin-level LAPACK check (plugin.lapack.cuda) runs in step 2.
+# 6. FFT timings, double precision, out of place: c2c 1-D 2^20 ... 2^26, 2-D 4096^2 and
+#    8192^2, 3-D 256^3 and 512^3, batched 1-D 1024 x 2^16, r2c 2-D 4096^2 and 8192^2.
+#    bench/fft_compare.c (plain FFTW3 API, FFTW_ESTIMATE plans), built here with cc: FFTW
+#    with libfftw3_threads on all cores (FFTW carried in build-carry/fftw: the machine
+#    has none; bench/netlib_carry.sh makes it), the same binary under LD_PRELOAD of the
+#    shim (host data; its GPUSHIM_REPORT shows the transforms ran on the GPU), the same
+#    source built against cuFFTW; and cuFFT on device-resident data (CuPy, else PyTorch:
+#    bench/fft_device_limit.py), the compute-only limit. Every cell checked (spectral
+#    values against direct sums, backward(forward(x)) = N x). One time box of at most
+#    90 s (GPU_CHECK_FFT_SECONDS), kept aside while GEMM runs but never more than a third
+#    of what is left when GEMM starts; cells run cheapest first, those predicted not to
+#    fit are recorded as skipped with their predicted time (bench/fft_table.py).
 #
 # Every step runs under a timeout carved from one overall budget, so a hung step cannot
 # eat the device time; the summary says what ran, what was skipped and why.
@@ -46,11 +58,21 @@
 #                                 complex: z (and c for svd, eigh, eigh_evr, lu_factor)
 #   GPU_CHECK_FACTOR_REPS=3       timed calls per LAPACK cell at most (fewer past 3 s a cell)
 #   GPU_CHECK_FACTOR_SECONDS=150  step 5's seconds at most (scaled with GPU_CHECK_BUDGET)
+#   GPU_CHECK_FFT_CELLS=c2c:2^20,...,c2c:2^26,c2c:4096x4096,c2c:8192x8192,c2c:256x256x256,
+#                       c2c:512x512x512,c2c:2^16*1024,r2c:4096x4096,r2c:8192x8192
+#                                 TYPE:DIMS[*HOWMANY]: c2c or r2c, 1 to 3 sizes joined by x
+#                                 (integers or B^E, multiples of 4), HOWMANY in one plan
+#   GPU_CHECK_FFT_REPS=5          timed executes per FFT cell at most (fewer past 1.5 s)
+#   GPU_CHECK_FFT_SECONDS=90      step 6's seconds at most (scaled with GPU_CHECK_BUDGET)
+#   GPU_CHECK_FFTW_DIR            FFTW to build against: include/fftw3.h and
+#                                 lib/libfftw3{,_threads}.so.3 (default build-carry/fftw,
+#                                 else the system's)
 #   GPU_CHECK_CTEST_ARGS          extra arguments of step 2's ctest (e.g. "-LE scipy")
 #   GPU_CHECK_SKIP="netlib nvblas ..."   steps to leave out: build ctest netlib
 #                                 device openblas gpushim nvblas gpushim_f (GEMM columns)
 #                                 factor (all of step 5) factor_device factor_openblas
-#                                 factor_gpushim
+#                                 factor_gpushim fft (all of step 6) fft_device fft_gpushim
+#                                 fft_fftw fft_cufftw
 #   GPU_CHECK_NETLIB_DIR          Netlib testers + libs (default build-carry/netlib, else
 #                                 Debian's /usr/lib/<triplet>/blas when it has them)
 #   PYTHON=python3                the Python with NumPy (and PyTorch/CuPy)
@@ -76,6 +98,9 @@ factor_extra_sizes=${GPU_CHECK_FACTOR_EXTRA_SIZES-16384}
 factor_cells=${GPU_CHECK_FACTOR_CELLS:-solve:d,inv:d,cholesky:d,lu_factor:d,qr:d,eigh:d,svd:d,lstsq:d:2048,eig:d:1024/4096,eigh:s,svd:s}
 factor_reps=${GPU_CHECK_FACTOR_REPS:-3}
 factor_seconds=${GPU_CHECK_FACTOR_SECONDS:-150}
+fft_cells=${GPU_CHECK_FFT_CELLS:-c2c:2^20,c2c:2^21,c2c:2^22,c2c:2^23,c2c:2^24,c2c:2^25,c2c:2^26,c2c:4096x4096,c2c:8192x8192,c2c:256x256x256,c2c:512x512x512,c2c:2^16*1024,r2c:4096x4096,r2c:8192x8192}
+fft_reps=${GPU_CHECK_FFT_REPS:-5}
+fft_seconds=${GPU_CHECK_FFT_SECONDS:-90}
 skip=" ${GPU_CHECK_SKIP:-} "
 cuda_home=${CUDA_HOME:-/usr/local/cuda}
 [[ -d $cuda_home/bin ]] && PATH=$cuda_home/bin:$PATH
@@ -89,9 +114,11 @@ mkdir -p "$results/logs" "$build" || exit 2
 report=$results/gpu_check.txt
 jsonl=$results/gemm.jsonl
 factor_jsonl=$results/factor.jsonl
+fft_jsonl=$results/fft.jsonl
 : >"$report"
 : >"$jsonl"
 : >"$factor_jsonl"
+: >"$fft_jsonl"
 
 # --- helpers ----------------------------------------------------------------------------
 say() { printf '%s\n' "$*" | tee -a "$report"; }
@@ -161,6 +188,17 @@ say ""
 netlib_dir=${GPU_CHECK_NETLIB_DIR:-}
 for d in "$root/build-carry/netlib" /usr/lib/x86_64-linux-gnu/blas /usr/lib/aarch64-linux-gnu/blas; do
     [[ -z $netlib_dir && -x $d/xblat3d ]] && netlib_dir=$d
+done
+
+# FFTW for step 6 (headers and the libraries to link): carried, else the system's.
+fftw_inc="" fftw_lib=""
+for d in ${GPU_CHECK_FFTW_DIR:+"$GPU_CHECK_FFTW_DIR"} "$root/build-carry/fftw"; do
+    [[ -z $fftw_lib && -f $d/include/fftw3.h && -f $d/lib/libfftw3.so.3 && -f $d/lib/libfftw3_threads.so.3 ]] &&
+        fftw_inc=$d/include fftw_lib=$d/lib
+done
+for d in /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu; do
+    [[ -z $fftw_lib && -f /usr/include/fftw3.h && -f $d/libfftw3.so.3 && -f $d/libfftw3_threads.so.3 ]] &&
+        fftw_inc=/usr/include fftw_lib=$d
 done
 
 # --- 1. configure + build ------------------------------------------------------------------
@@ -254,12 +292,32 @@ common_gemm=(--dtypes "$dtypes" --sizes "$sizes" --reps "$reps")
 factor_steps=(factor_device factor_openblas factor_gpushim)
 declare -A factor_share=([factor_device]=17 [factor_openblas]=56 [factor_gpushim]=27)
 for s in "${factor_steps[@]}"; do factor_share[$s]=$(( factor_share[$s] * factor_seconds / 100 )); done
+# Step 6's columns, in the order they run, in percent of GPU_CHECK_FFT_SECONDS. FFTW takes
+# the most: with ESTIMATE plans on 16 cores, an estimated 10-20 GFLOP/s, so 512^3 takes
+# 1-2 s a transform; the device column is mostly CuPy's import and cuFFT's start. The
+# gpushim column runs before FFTW, so that what it leaves goes to FFTW.
+fft_steps=(fft_device fft_gpushim fft_fftw fft_cufftw)
+declare -A fft_share=([fft_device]=14 [fft_gpushim]=26 [fft_fftw]=38 [fft_cufftw]=22)
+for s in "${fft_steps[@]}"; do fft_share[$s]=$(( fft_share[$s] * fft_seconds / 100 )); done
+
+# fft_keep: the seconds step 6 keeps for itself while GEMM and step 5 run: its columns'
+# seconds, but at most a third of what is left when GEMM starts (set there).
+fft_keep=0
+fft_reserve() {
+    local s r=0 third=$(( ($(left) - 15) / 3 ))
+    for s in "${fft_steps[@]}"; do
+        [[ -z $(why_not "$s") ]] && r=$(( r + fft_share[$s] ))
+    done
+    r=$(( r * budget / 460 ))
+    (( third < 0 )) && third=0
+    echo $(( r < third ? r : third ))
+}
 
 # factor_keep: the seconds step 5 keeps for itself while GEMM runs: its columns' seconds,
-# but at most half of what is left when GEMM starts (set there).
+# but at most half of what is left when GEMM starts, less step 6's seconds (set there).
 factor_keep=0
 factor_reserve() {
-    local s r=0 half=$(( ($(left) - 15) / 2 ))
+    local s r=0 half=$(( ($(left) - 15 - fft_keep) / 2 ))
     for s in "${factor_steps[@]}"; do
         [[ -z $(why_not "$s") ]] && r=$(( r + factor_share[$s] ))
     done
@@ -269,15 +327,15 @@ factor_reserve() {
 }
 
 # gemm_step NAME CMD...: one python process measuring one column; its time is its share
-# of what is left (15 s kept for the tables, step 5's seconds kept for it), the python
-# --budget a bit less than that.
+# of what is left (15 s kept for the tables, steps 5 and 6's seconds kept for them), the
+# python --budget a bit less than that.
 gemm_step() {
     local name=$1 s seen=0 rest=0; shift
     for s in "${steps[@]}"; do
         [[ $s == "$name" ]] && seen=1
         (( seen )) && [[ -z $(why_not "$s") ]] && rest=$(( rest + share[$s] ))
     done
-    local b=$(( ($(left) - 15 - factor_keep) * share[$name] / rest ))
+    local b=$(( ($(left) - 15 - factor_keep - fft_keep) * share[$name] / rest ))
     if (( b < 15 )); then note "gemm $name: not run, out of time"; return 0; fi
     run_step "gemm_$name" "$b" "$@" --budget $(( b - (b / 6 > 10 ? b / 6 : 10) )) --out "$jsonl"
     local rc=$?
@@ -285,10 +343,14 @@ gemm_step() {
     return 0
 }
 
-# why_not NAME: why a gemm or factor column is not measured (empty: it is).
+# why_not NAME: why a gemm, factor or fft column is not measured (empty: it is).
 why_not() {
     if skipped "$1"; then echo "skipped (GPU_CHECK_SKIP)"
     elif [[ $1 == factor_* ]] && skipped factor; then echo "skipped (GPU_CHECK_SKIP)"
+    elif [[ $1 == fft_* ]] && skipped fft; then echo "skipped (GPU_CHECK_SKIP)"
+    elif [[ ($1 == fft_fftw || $1 == fft_gpushim) && -z $fftw_lib ]]; then
+        echo "n/a, no FFTW to build against (bench/netlib_carry.sh makes build-carry/fftw; or GPU_CHECK_FFTW_DIR)"
+    elif [[ $1 == fft_cufftw && ! -f $cuda_home/include/cufftw.h ]]; then echo "n/a, no $cuda_home/include/cufftw.h"
     elif [[ $1 == factor_* && -z $have_numpy ]]; then echo "skipped, $py has no NumPy"
     elif [[ $1 == *gpushim* && ! -f $shim ]]; then echo "skipped, libgpushim.so not built"
     elif [[ $1 == nvblas && ! -f $nvblas_lib ]]; then echo "n/a, $nvblas_lib not found"
@@ -299,6 +361,7 @@ why_not() {
 
 have_numpy=""
 timeout 60 "$py" -c 'import numpy' >/dev/null 2>&1 && have_numpy=yes
+fft_keep=$(fft_reserve)
 factor_keep=$(factor_reserve)
 if [[ -z $have_numpy ]]; then
     note "gemm: skipped, $py has no NumPy"
@@ -327,14 +390,15 @@ fi
 
 # --- 5. LAPACK timings -----------------------------------------------------------------------
 # Step 5 is one time box: its columns' seconds, at most what is left less 10 s for the
-# tables. factor_step NAME CMD...: one python process measuring one column, for its share
-# of what is left of the box (what an earlier column did not use goes to the later ones);
-# the python --budget keeps a margin for the cell running when it ends (a long CPU call).
+# tables and step 6's seconds. factor_step NAME CMD...: one python process measuring one
+# column, for its share of what is left of the box (what an earlier column did not use
+# goes to the later ones); the python --budget keeps a margin for the cell running when
+# it ends (a long CPU call).
 factor_end=$SECONDS
 for s in "${factor_steps[@]}"; do
     [[ -z $(why_not "$s") ]] && factor_end=$(( factor_end + factor_share[$s] * budget / 460 ))
 done
-(( factor_end > SECONDS + $(left) - 10 )) && factor_end=$(( SECONDS + $(left) - 10 ))
+(( factor_end > SECONDS + $(left) - 10 - fft_keep )) && factor_end=$(( SECONDS + $(left) - 10 - fft_keep ))
 factor_step() {
     local name=$1 s seen=0 rest=0; shift
     for s in "${factor_steps[@]}"; do
@@ -364,6 +428,98 @@ for s in "${factor_steps[@]}"; do
     esac
 done
 
+# --- 6. FFT timings --------------------------------------------------------------------------
+# Step 6 is one time box like step 5 (its columns' seconds, at most what is left less 10 s
+# for the tables), building fft_compare.c included (a second or two). fft_step NAME CMD...:
+# one process measuring one column, for its share of what is left of the box; the
+# --budget keeps a margin for the cell running when it ends (a 512^3 FFTW cell takes
+# several seconds), and SIGTERM lets a program end after its current execute.
+fft_bin=$build/fft_compare_fftw
+fft_cufftw_bin=$build/fft_compare_cufftw
+fft_end=$SECONDS
+for s in "${fft_steps[@]}"; do
+    [[ -z $(why_not "$s") ]] && fft_end=$(( fft_end + fft_share[$s] * budget / 460 ))
+done
+(( fft_end > SECONDS + $(left) - 10 )) && fft_end=$(( SECONDS + $(left) - 10 ))
+
+# fft_outcome LABEL: what a column's records say.
+fft_outcome() {
+    local recs err
+    recs=$(grep -F "\"label\": \"$1\"" "$fft_jsonl")
+    err=$(grep -F '"kind": "error"' <<<"$recs" | sed -n 's/.*"error": "\([^"]*\)".*/\1/p' | head -1)
+    if [[ -n $err ]]; then echo "$err"; return; fi
+    recs=$(grep -F '"kind": "fft"' <<<"$recs")
+    echo "$(grep -c '"seconds_per_transform"' <<<"$recs") cells measured" \
+         "($(grep -c '"check": "FAIL"' <<<"$recs") failing their checks)," \
+         "$(grep -c '"skipped"' <<<"$recs") skipped, $(grep -c '"error"' <<<"$recs") n/a or errors"
+}
+
+declare -A fft_why  # why each column is not run (empty: it is), set after the builds
+fft_step() {
+    local name=$1 s seen=0 rest=0; shift
+    for s in "${fft_steps[@]}"; do
+        [[ $s == "$name" ]] && seen=1
+        (( seen )) && [[ -z ${fft_why[$s]} ]] && rest=$(( rest + fft_share[$s] ))
+    done
+    # At least the 10 s run_step needs to start one, while the box has them: the device
+    # column's share is small, and a smaller box would otherwise leave it out.
+    local b=$(( (fft_end - SECONDS) * fft_share[$name] / rest ))
+    (( b < 10 )) && b=$(( fft_end - SECONDS < 10 ? fft_end - SECONDS : 10 ))
+    if (( b < 10 )); then
+        note "fft ${name#fft_}: not run, out of time"
+        fft_table_args+=(--columns "${name#fft_}=not run, out of time")
+        return 0
+    fi
+    run_step "$name" "$b" "$@" --cells "$fft_cells" --reps "$fft_reps" \
+        --budget $(( b - (b / 8 > 4 ? b / 8 : 4) )) --out "$fft_jsonl"
+    local rc=$?
+    note "fft ${name#fft_}: $( (( rc != 0 )) && echo "$(status_of $rc), ")$(fft_outcome "${name#fft_}") (logs/$name.log)"
+    return 0
+}
+
+# fft_build OUT CC-ARGS...: one build of fft_compare.c, logged.
+fft_build() {
+    local out=$1; shift
+    echo "+ cc -O2 -std=c11 -o $out $*" >>"$results/logs/fft_build.log"
+    timeout 60 cc -O2 -std=c11 -o "$out" "$@" >>"$results/logs/fft_build.log" 2>&1
+}
+rm -f "$fft_bin" "$fft_cufftw_bin"  # a binary from an earlier run must not stand in for a failed build
+if [[ -z $(why_not fft_fftw) || -z $(why_not fft_gpushim) ]]; then
+    fft_build "$fft_bin" "$root/bench/fft_compare.c" -I"$fftw_inc" "$fftw_lib/libfftw3_threads.so.3" \
+        "$fftw_lib/libfftw3.so.3" -lm -lpthread -Wl,-rpath,"$fftw_lib" -Wl,-rpath-link,"$fftw_lib"
+fi
+if [[ -z $(why_not fft_cufftw) ]]; then
+    fft_build "$fft_cufftw_bin" -DFFT_COMPARE_CUFFTW -I"$cuda_home/include" "$root/bench/fft_compare.c" \
+        -L"$cuda_home/lib64" -lcufftw -lcufft -lm -Wl,-rpath,"$cuda_home/lib64"
+fi
+
+fft_table_args=()  # the columns not run (--columns LABEL=WHY) and the shim's report
+for s in "${fft_steps[@]}"; do
+    why=$(why_not "$s")
+    if [[ -z $why && $s == fft_cufftw && ! -x $fft_cufftw_bin ]]; then
+        why="n/a, fft_compare.c did not build against cuFFTW (logs/fft_build.log)"
+    elif [[ -z $why && ($s == fft_fftw || $s == fft_gpushim) && ! -x $fft_bin ]]; then
+        why="n/a, fft_compare.c did not build against FFTW (logs/fft_build.log)"
+    fi
+    fft_why[$s]=$why
+done
+for s in "${fft_steps[@]}"; do
+    if [[ -n ${fft_why[$s]} ]]; then
+        note "fft ${s#fft_}: ${fft_why[$s]}"
+        fft_table_args+=(--columns "${s#fft_}=${fft_why[$s]}")
+        continue
+    fi
+    case $s in
+        fft_device) fft_step "$s" "$py" "$root/bench/fft_device_limit.py" --label device ;;
+        fft_gpushim)
+            fft_table_args+=(--report "gpushim=$results/logs/fft_gpushim.report.json")
+            fft_step "$s" env "${shim_env[@]}" GPUSHIM_REPORT="$results/logs/fft_gpushim.report.json" \
+                "$fft_bin" --label gpushim ;;
+        fft_fftw) fft_step "$s" "$fft_bin" --label fftw ;;
+        fft_cufftw) fft_step "$s" "$fft_cufftw_bin" --label cufftw ;;
+    esac
+done
+
 # --- summary -------------------------------------------------------------------------------
 say "Summary"
 for l in "${summary[@]}"; do say "  $l"; done
@@ -386,5 +542,12 @@ else
     say "LAPACK table: nothing measured"
 fi
 say ""
-say "step logs and gpushim reports: $results/logs; raw timings: $jsonl, $factor_jsonl"
+if [[ -s $fft_jsonl ]]; then
+    timeout 30 "$py" "$root/bench/fft_table.py" "$fft_jsonl" "${fft_table_args[@]}" >"$results/fft_table.txt" 2>&1
+    tee -a "$report" <"$results/fft_table.txt"
+else
+    say "FFT table: nothing measured"
+fi
+say ""
+say "step logs and gpushim reports: $results/logs; raw timings: $jsonl, $factor_jsonl, $fft_jsonl"
 say "total $(( SECONDS - t_start )) s of ${budget} s"

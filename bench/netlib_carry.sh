@@ -6,11 +6,18 @@
 #                         the reference libblas.so.3 (Fortran + CBLAS, needs only libc),
 #                         libgfortran.so.5 and libquadmath.so.0          (about 5 MB)
 #
+# and, through bench/fftw_carry.sh, beside it:
+#
+#   build-carry/fftw/     FFTW (double, single, their pthreads libraries) and fftw3.h,
+#                         for the FFT step                                  (about 4.5 MB)
+#
 # Then carry it with the check (the path is ignored by git through /build*/):
 #   run(command="bash bench/gpu_check.sh", carry=["build-carry"])
-# gpu_check.sh looks in build-carry/netlib by default (or $GPU_CHECK_NETLIB_DIR).
+# gpu_check.sh looks in build-carry/netlib and build-carry/fftw by default (or
+# $GPU_CHECK_NETLIB_DIR, $GPU_CHECK_FFTW_DIR).
 #
-# usage: bench/netlib_carry.sh [destination]   (default: build-carry/netlib)
+# usage: bench/netlib_carry.sh [destination]   (default: build-carry/netlib; FFTW goes to
+#                                               fftw/ beside it)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -53,3 +60,4 @@ if ! grep -q "END OF TESTS" "$tmp/dblat3.out" || grep -Eqi "fail|fatal" "$tmp/db
 fi
 du -sh "$dest"
 echo "netlib_carry: ready in $dest"
+bash "$here/fftw_carry.sh" "$(dirname "$dest")/fftw"
