@@ -1,5 +1,6 @@
 #include "dispatch/router.h"
 
+#include "gpu/backend.h"
 #include "gpu/blas3_executor.h"
 #include "gpu/fft_executor.h"
 #include "gpu/lapack_executor.h"
@@ -76,8 +77,11 @@ bool run_on_gpu(const LapackOp& op, Routine routine, bool& fell_back) {
 
 bool worth_offloading(const FftProblem& problem, Routine routine) {
     const Config& settings = config();
+    // The device is loaded when a transform worth offloading is planned: where none is
+    // usable (no GPU, a forked child) FFTW plans it as the caller asked, MEASURE included.
     return !settings.disabled && suits_device(problem) &&
-           fft_points(problem) >= settings.offload_size[static_cast<std::size_t>(routine)];
+           fft_points(problem) >= settings.offload_size[static_cast<std::size_t>(routine)] &&
+           gpu::backend() != nullptr;
 }
 
 bool run_on_gpu(const FftOp& op, Routine routine, gpu::FftDeviceState& device, bool& fell_back) {

@@ -102,7 +102,8 @@ void route(const LapackOp& op, Routine routine, CpuCall&& cpu_call,
 }
 
 // FFTs are routed when planned: a transform the device can compute, of at least its
-// routine's threshold, is bound for the device unless the library is disabled.
+// routine's threshold, is bound for the device when the library is not disabled and a
+// device is usable.
 bool worth_offloading(const FftProblem& problem, Routine routine);
 
 // Runs one execution of a plan bound for the device; true when its result is in op.out.

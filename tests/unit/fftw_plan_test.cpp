@@ -3,7 +3,10 @@
 #include "shim/fftw_plan.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
 
+#include <string>
 #include <vector>
 
 #include "dispatch/fft_call.h"
@@ -124,29 +127,74 @@ struct FakeFftwPlan {
     void* first = &input_array;
 } fake_fftw_plan;
 
-TEST(FftwPlan, ADevicePlanGetsAnEstimatePlanKeepingTheArrayFlags) {
-    // 2^20 points: above the default threshold.
-    FakePlanner planner{{}, &fake_fftw_plan};
-    const unsigned caller = fftw::kPatient | fftw::kPreserveInput | fftw::kUnaligned;
-    auto* p =
-        plan<double>(describe_sizes(FftKind::c2c, {1024, 1024}, in, out, -1), caller, planner);
-    FftwPlan* shim = shim_plan(p);
-    ASSERT_NE(shim, nullptr);
-    EXPECT_EQ(planner.flags,
-              (std::vector<unsigned>{fftw::kEstimate | fftw::kPreserveInput | fftw::kUnaligned}));
-    EXPECT_NE(shim->device, nullptr);
-    EXPECT_EQ(shim->cpu_plan, &fake_fftw_plan);
-    EXPECT_EQ(shim->routine, Routine::fftw_dft);
-    EXPECT_EQ(shim->in, in);
-    delete shim;
+// A process loads its device once: each case that needs a particular one runs in a child
+// with only the settings it makes, and exits 1 when one of its expectations failed.
+template <class Checks>
+void with_backend(const char* backend, Checks&& checks) {
+    std::vector<std::string> names;
+    for (char** entry = environ; *entry != nullptr; ++entry) {
+        const std::string variable(*entry);
+        if (variable.rfind("GPUSHIM_", 0) == 0)
+            names.push_back(variable.substr(0, variable.find('=')));
+    }
+    for (const std::string& name : names) unsetenv(name.c_str());
+    setenv("GPUSHIM_BACKEND", backend, 1);
+    setenv("GPUSHIM_LOG", "off", 1);
+    checks();
+    std::exit(testing::Test::HasFailure() ? 1 : 0);
 }
 
-TEST(FftwPlan, WisdomOnlyPlansAsTheCallerAsksAndFailsAsFftwDoes) {
-    FakePlanner planner{{}, nullptr};
-    auto* p = plan<float>(describe_sizes(FftKind::r2c, {1 << 22}, in, out, -1),
-                          fftw::kWisdomOnly | fftw::kMeasure, planner);
-    EXPECT_EQ(p, nullptr);
-    EXPECT_EQ(planner.flags, (std::vector<unsigned>{fftw::kWisdomOnly}));
+TEST(FftwPlanDeathTest, ADevicePlanGetsAnEstimatePlanKeepingTheArrayFlags) {
+    EXPECT_EXIT(
+        with_backend(GPUSHIM_HOSTSIM_PATH,
+                     [] {
+                         // 2^20 points: above the default threshold.
+                         FakePlanner planner{{}, &fake_fftw_plan};
+                         const unsigned caller =
+                             fftw::kPatient | fftw::kPreserveInput | fftw::kUnaligned;
+                         auto* p =
+                             plan<double>(describe_sizes(FftKind::c2c, {1024, 1024}, in, out, -1),
+                                          caller, planner);
+                         FftwPlan* shim = shim_plan(p);
+                         ASSERT_NE(shim, nullptr);
+                         EXPECT_EQ(planner.flags,
+                                   (std::vector<unsigned>{fftw::kEstimate | fftw::kPreserveInput |
+                                                          fftw::kUnaligned}));
+                         EXPECT_NE(shim->device, nullptr);
+                         EXPECT_EQ(shim->cpu_plan, &fake_fftw_plan);
+                         EXPECT_EQ(shim->routine, Routine::fftw_dft);
+                         EXPECT_EQ(shim->in, in);
+                         delete shim;
+                     }),
+        testing::ExitedWithCode(0), "");
+}
+
+TEST(FftwPlanDeathTest, WisdomOnlyPlansAsTheCallerAsksAndFailsAsFftwDoes) {
+    EXPECT_EXIT(
+        with_backend(GPUSHIM_HOSTSIM_PATH,
+                     [] {
+                         FakePlanner planner{{}, nullptr};
+                         auto* p = plan<float>(describe_sizes(FftKind::r2c, {1 << 22}, in, out, -1),
+                                               fftw::kWisdomOnly | fftw::kMeasure, planner);
+                         EXPECT_EQ(p, nullptr);
+                         EXPECT_EQ(planner.flags, (std::vector<unsigned>{fftw::kWisdomOnly}));
+                     }),
+        testing::ExitedWithCode(0), "");
+}
+
+TEST(FftwPlanDeathTest, WithoutAUsableDeviceFftwPlansAsTheCallerAsks) {
+    EXPECT_EXIT(with_backend("/nonexistent/libgpushim_nothing.so",
+                             [] {
+                                 FakePlanner planner{{}, &fake_fftw_plan};
+                                 auto* p = plan<double>(
+                                     describe_sizes(FftKind::c2c, {1 << 22}, in, out, -1),
+                                     fftw::kMeasure, planner);
+                                 ASSERT_NE(shim_plan(p), nullptr);
+                                 EXPECT_EQ(shim_plan(p)->device, nullptr);
+                                 EXPECT_EQ(planner.flags, (std::vector<unsigned>{fftw::kMeasure}));
+                                 delete shim_plan(p);
+                             }),
+                testing::ExitedWithCode(0), "");
 }
 
 TEST(FftwPlan, SmallAndCpuOnlyTransformsKeepTheCallersFlags) {
