@@ -211,11 +211,7 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
                 0);
         }
     }
-    const int sync_status = staging.synchronize_all();
-    if (status == 0 && sync_status != 0) {
-        step = "synchronisation";
-        status = sync_status;
-    }
+    status = staging.finish(status, step);
     if (status != 0) {
         report_failure(*plugin, step, status);
         return Outcome::failed;

@@ -216,11 +216,7 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
             staging.download(device_op.found, result_offsets[kFoundPart], sizeof(int64_t), 1, 0);
     if (status == 0)
         status = staging.download(device_op.info, result_offsets[kInfoPart], sizeof(int), 1, 0);
-    const int sync_status = staging.synchronize_all();
-    if (status == 0 && sync_status != 0) {
-        step = "synchronisation";
-        status = sync_status;
-    }
+    status = staging.finish(status, step);
     if (status != 0) {
         report_failure(*plugin, step, status);
         return Outcome::failed;

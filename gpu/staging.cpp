@@ -130,6 +130,15 @@ int Staging::synchronize_all() {
     return status;
 }
 
+int Staging::finish(int status, const char*& step) {
+    const int sync_status = synchronize_all();
+    if (status == 0 && sync_status != 0) {
+        step = "synchronisation";
+        return sync_status;
+    }
+    return status;
+}
+
 int Staging::next_chunk(std::byte*& staging) {
     const int index = next_;
     next_ ^= 1;

@@ -72,6 +72,10 @@ public:
     // Waits for everything enqueued; the chunk buffers are free afterwards.
     int synchronize_all();
 
+    // Ends a call's transfers: waits for everything enqueued, and returns the call's first
+    // failure, `status` (at `step`) or else the wait's (at "synchronisation").
+    int finish(int status, const char*& step);
+
 private:
     int next_chunk(std::byte*& staging);
     int send_chunk(std::byte* device, const std::byte* staging, std::size_t bytes, int q);

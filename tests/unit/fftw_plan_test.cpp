@@ -1,12 +1,11 @@
 // The FFTW planners' translation into canonical problems (FFTW's implicit layouts), the
 // device's share of them, and the planning rules of shim plans.
 #include "shim/fftw_plan.h"
+#include "tests/unit/gpushim_environment.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
-#include <unistd.h>
 
-#include <string>
 #include <vector>
 
 #include "dispatch/fft_call.h"
@@ -131,13 +130,7 @@ struct FakeFftwPlan {
 // with only the settings it makes, and exits 1 when one of its expectations failed.
 template <class Checks>
 void with_backend(const char* backend, Checks&& checks) {
-    std::vector<std::string> names;
-    for (char** entry = environ; *entry != nullptr; ++entry) {
-        const std::string variable(*entry);
-        if (variable.rfind("GPUSHIM_", 0) == 0)
-            names.push_back(variable.substr(0, variable.find('=')));
-    }
-    for (const std::string& name : names) unsetenv(name.c_str());
+    testing_support::clear_gpushim_environment();
     setenv("GPUSHIM_BACKEND", backend, 1);
     setenv("GPUSHIM_LOG", "off", 1);
     checks();

@@ -11,20 +11,12 @@
 #include <vector>
 
 #include "gpu/backend.h"
+#include "tests/unit/gpushim_environment.h"
 
 namespace gpushim::gpu {
 namespace {
 
-// Only the settings a case makes: a stray GPUSHIM_ variable would add its own warning.
-void clear_gpushim_environment() {
-    std::vector<std::string> names;
-    for (char** entry = environ; *entry != nullptr; ++entry) {
-        const std::string variable(*entry);
-        if (variable.rfind("GPUSHIM_", 0) == 0)
-            names.push_back(variable.substr(0, variable.find('=')));
-    }
-    for (const std::string& name : names) unsetenv(name.c_str());
-}
+using testing_support::clear_gpushim_environment;
 
 // Exit code 1 when a backend was loaded, 0 when the process stays on the CPU.
 void load_with(const char* backend) {
