@@ -1,6 +1,5 @@
 #include "dispatch/router.h"
 
-#include "gpu/backend.h"
 #include "gpu/blas3_executor.h"
 #include "gpu/fft_executor.h"
 #include "gpu/lapack_executor.h"
@@ -75,13 +74,14 @@ bool run_on_gpu(const LapackOp& op, Routine routine, bool& fell_back) {
     });
 }
 
-bool worth_offloading(const FftProblem& problem, Routine routine) {
+std::unique_ptr<gpu::FftDeviceState> bind_to_device(const FftProblem& problem, Routine routine) {
     const Config& settings = config();
-    // The device is loaded when a transform worth offloading is planned: where none is
-    // usable (no GPU, a forked child) FFTW plans it as the caller asked, MEASURE included.
-    return !settings.disabled && suits_device(problem) &&
-           fft_points(problem) >= settings.offload_size[static_cast<std::size_t>(routine)] &&
-           gpu::backend() != nullptr;
+    if (settings.disabled || !suits_device(problem) ||
+        fft_points(problem) < settings.offload_size[static_cast<std::size_t>(routine)])
+        return nullptr;
+    // Where no device is usable (no GPU, a forked child), or it cannot plan the transform,
+    // FFTW plans it as the caller asked, MEASURE included.
+    return gpu::plan_fft_on_device(problem);
 }
 
 bool run_on_gpu(const FftOp& op, Routine routine, gpu::FftDeviceState& device, bool& fell_back) {

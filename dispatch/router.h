@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 
 #include "dispatch/blas3_call.h"
 #include "dispatch/config.h"
@@ -102,9 +103,9 @@ void route(const LapackOp& op, Routine routine, CpuCall&& cpu_call,
 }
 
 // FFTs are routed when planned: a transform the device can compute, of at least its
-// routine's threshold, is bound for the device when the library is not disabled and a
-// device is usable.
-bool worth_offloading(const FftProblem& problem, Routine routine);
+// routine's threshold, is bound for the device when the library is not disabled, a device
+// is usable and it can plan the transform. The device state of the bound plan, or nullptr.
+std::unique_ptr<gpu::FftDeviceState> bind_to_device(const FftProblem& problem, Routine routine);
 
 // Runs one execution of a plan bound for the device; true when its result is in op.out.
 bool run_on_gpu(const FftOp& op, Routine routine, gpu::FftDeviceState& device, bool& fell_back);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <vector>
 
 #include "dispatch/log.h"
@@ -14,8 +16,6 @@ namespace gpushim::gpu {
 namespace {
 
 constexpr std::size_t kCopyPieceBytes = std::size_t{1} << 20;
-// Larger downloads are split: a copy's pitch is limited (2^31 - 1 bytes in CUDA).
-constexpr std::size_t kDownloadPieceBytes = std::size_t{1} << 30;
 
 // One side (input or output) of a transform in the caller's memory, in the packed order
 // of the device interface: the batch dimensions, then the transform's, the last fastest.
@@ -135,6 +135,28 @@ FftDeviceState::~FftDeviceState() {
     if (output_.data != nullptr) pool.release(output_);
 }
 
+std::unique_ptr<FftDeviceState> plan_fft_on_device(const FftProblem& problem) {
+    const gpushim_device_plugin* plugin = backend();
+    if (plugin == nullptr) return nullptr;
+    auto state = std::unique_ptr<FftDeviceState>(new (std::nothrow) FftDeviceState);
+    if (state == nullptr) return nullptr;
+    const gpushim_fft_desc desc = device_description(problem);
+    int status = plugin->fft_plan_create(&desc, &state->plan_);
+    if (status != 0) {
+        // The plan's work area is the device library's own allocation: memory the pool holds
+        // for later calls may be what it lacks.
+        device_pool(*plugin).trim();
+        status = plugin->fft_plan_create(&desc, &state->plan_);
+    }
+    if (status != 0) {
+        state->plan_ = nullptr;
+        log::write(log::Level::info, "the device cannot plan this FFT (%s); FFTW computes it",
+                   plugin->describe_error(status));
+        return nullptr;
+    }
+    return state;
+}
+
 Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers) {
     const gpushim_device_plugin* plugin = backend();
     if (plugin == nullptr) return Outcome::unavailable;
@@ -142,17 +164,6 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
     if (context == nullptr) return Outcome::unavailable;
 
     const std::lock_guard lock(state.mutex_);
-    if (state.refused_) return Outcome::unavailable;
-    if (state.plan_ == nullptr) {
-        const gpushim_fft_desc desc = device_description(*op.problem);
-        if (int status = plugin->fft_plan_create(&desc, &state.plan_); status != 0) {
-            state.plan_ = nullptr;
-            state.refused_ = true;
-            report_failure(*plugin, "FFT planning", status);
-            return Outcome::failed;
-        }
-    }
-
     const StridedArray input = strided_array(*op.problem, true, op.in);
     const StridedArray output = strided_array(*op.problem, false, op.out);
     if (state.input_.data == nullptr) {
@@ -172,11 +183,18 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
     }
 
     // An in-place transform's output overwrites its input: it is written only once all of
-    // it is on the host, so that a failure leaves the input for the CPU to transform.
+    // it is on the host (in memory of this call's, not a pinned buffer kept for the next),
+    // so that a failure leaves the input for the CPU to transform.
     const bool in_place = overlap(input, output);
-    if (in_place && !context->reserve_result(*plugin, 0, output.bytes())) {
-        report_failure(*plugin, "pinned allocation", -1);
-        return Outcome::failed;
+    std::unique_ptr<std::byte[]> whole_output;
+    if (in_place) {
+        whole_output.reset(new (std::nothrow) std::byte[output.bytes()]);
+        if (whole_output == nullptr) {
+            log::write(log::Level::info,
+                       "no host memory to receive an in-place FFT of %.1f MB; computing on the CPU",
+                       static_cast<double>(output.bytes()) * 1e-6);
+            return Outcome::unavailable;
+        }
     }
 
     Staging staging(*plugin, *context, transfers);
@@ -194,30 +212,30 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
     }
     if (status == 0) {
         step = "FFT download";
-        if (in_place) {
-            const auto* device = static_cast<const std::byte*>(state.output_.data);
-            for (std::size_t offset = 0; offset < output.bytes() && status == 0;
-                 offset += kDownloadPieceBytes) {
-                const std::size_t bytes = std::min(kDownloadPieceBytes, output.bytes() - offset);
-                status = staging.download(device + offset, offset, bytes, 1, 0);
-            }
-        } else {
-            status = staging.download_packed(
-                state.output_.data, output.bytes(),
-                [&](const std::byte* staging_chunk, std::size_t offset, std::size_t bytes) {
+        status = staging.download_packed(
+            state.output_.data, output.bytes(),
+            [&](const std::byte* staging_chunk, std::size_t offset, std::size_t bytes) {
+                if (in_place) {
+                    parallel_copy((bytes + kCopyPieceBytes - 1) / kCopyPieceBytes, bytes,
+                                  [&](std::size_t piece) {
+                                      const std::size_t start = piece * kCopyPieceBytes;
+                                      std::memcpy(whole_output.get() + offset + start,
+                                                  staging_chunk + start,
+                                                  std::min(kCopyPieceBytes, bytes - start));
+                                  });
+                } else {
                     copy_packed<false>(output, const_cast<std::byte*>(staging_chunk),
                                        offset / output.element, bytes / output.element);
-                },
-                0);
-        }
+                }
+            },
+            0);
     }
     status = staging.finish(status, step);
     if (status != 0) {
         report_failure(*plugin, step, status);
         return Outcome::failed;
     }
-    if (in_place)
-        copy_packed<false>(output, static_cast<std::byte*>(context->result[0]), 0, output.count());
+    if (in_place) copy_packed<false>(output, whole_output.get(), 0, output.count());
     return Outcome::completed;
 }
 

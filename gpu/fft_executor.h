@@ -1,10 +1,12 @@
-// Runs one execution of an FFTW plan on the device: the input gathered from the caller's
-// strided layout into packed pinned chunks and uploaded, the plugin's transform, the
-// output downloaded and scattered into the caller's layout. The device plan and the packed
-// device arrays belong to the FFTW plan: made at its first execution on the device, reused
-// by every later one, released when the plan is destroyed.
+// The device side of FFTW plans. The device plan is made when the FFTW plan is made (FFTW
+// serialises its planner calls, and a device library may plan with FFTW-like machinery:
+// an execution never plans), the packed device arrays at the first execution; both are
+// reused by every later execution and released when the plan is destroyed. An execution
+// gathers the input from the caller's strided layout into packed pinned chunks, uploads
+// them, runs the plugin's transform, and scatters the output into the caller's layout.
 #pragma once
 
+#include <memory>
 #include <mutex>
 
 #include "dispatch/fft_call.h"
@@ -22,16 +24,20 @@ class FftDeviceState {
     ~FftDeviceState();
 
   private:
+    friend std::unique_ptr<FftDeviceState> plan_fft_on_device(const FftProblem& problem);
     friend Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers);
 
     // FFTW allows executing one plan from several threads at once (on different arrays);
     // the device state serves one execution at a time.
     std::mutex mutex_;
     gpushim_fft_plan plan_ = nullptr;
-    bool refused_ = false;  // the device cannot plan this transform: the CPU computes it
     DeviceBlock input_;
     DeviceBlock output_;
 };
+
+// The device plan of a problem that suits the device; nullptr when no device is usable or
+// it cannot plan the transform (FFTW then computes it).
+std::unique_ptr<FftDeviceState> plan_fft_on_device(const FftProblem& problem);
 
 // Outcome::completed: the result is in op.out. Otherwise op.out is unchanged, or, when the
 // input and output arrays do not overlap, possibly partly written (the CPU then computes

@@ -1,5 +1,9 @@
 #include "shim/fftw_plan.h"
 
+#include <mutex>
+#include <new>
+#include <set>
+#include <string>
 #include <type_traits>
 
 #include "shim/fftw_routines.h"
@@ -19,14 +23,60 @@ class PlanningScope {
     PlanningScope& operator=(const PlanningScope&) = delete;
 };
 
-// The flags of the CPU plan of a transform bound for the device: FFTW_ESTIMATE, keeping
-// what the caller allows or forbids of the arrays; with FFTW_WISDOM_ONLY the caller's, so
-// that the plan exists exactly when FFTW has wisdom for it.
-unsigned cpu_flags_for_device_plan(unsigned flags) {
-    if ((flags & fftw::kWisdomOnly) != 0) return flags;
-    constexpr unsigned kKept =
-        fftw::kDestroyInput | fftw::kPreserveInput | fftw::kUnaligned | fftw::kConserveMemory;
-    return (flags & kKept) | fftw::kEstimate;
+// Problems bound for the device whose FFTW_MEASURE (or PATIENT, EXHAUSTIVE) search was
+// not made: FFTW would have wisdom for them, so a later FFTW_WISDOM_ONLY request for one
+// gets a plan, as it would from FFTW, though no wisdom exists.
+class SkippedSearches {
+  public:
+    void add(const PlannedTransform& planned) {
+        const std::lock_guard lock(mutex_);
+        keys_.insert(key(planned));
+    }
+    bool contains(const PlannedTransform& planned) const {
+        const std::lock_guard lock(mutex_);
+        return keys_.count(key(planned)) > 0;
+    }
+
+  private:
+    // What FFTW's wisdom tells problems by: kind, precision, direction, sizes and strides,
+    // and whether the transform is in place.
+    static std::string key(const PlannedTransform& planned) {
+        const FftProblem& p = planned.problem;
+        std::string text = std::to_string(static_cast<int>(p.kind)) + (p.single ? "f" : "d") +
+                           std::to_string(p.sign) + (planned.in == planned.out ? "i" : "o");
+        for (const auto* dimensions : {&p.dims, &p.howmany}) {
+            text += '|';
+            for (const FftDimension& d : *dimensions) {
+                text += std::to_string(d.n) + ',' + std::to_string(d.is) + ',' +
+                        std::to_string(d.os) + ';';
+            }
+        }
+        return text;
+    }
+
+    mutable std::mutex mutex_;
+    std::set<std::string> keys_;
+};
+
+SkippedSearches& skipped_searches() {
+    static auto* instance = new SkippedSearches;  // never destroyed: plans outlive statics
+    return *instance;
+}
+
+// FFTW's plan for the CPU path of a transform bound for the device: FFTW_ESTIMATE in place
+// of the caller's search (MEASURE, PATIENT, EXHAUSTIVE), every other flag kept. With
+// FFTW_WISDOM_ONLY, the caller's flags: NULL exactly when FFTW has no wisdom, unless the
+// shim skipped the search that would have made it.
+void* plan_cpu_path(const PlannedTransform& planned, unsigned flags,
+                    void* (*plan_on_cpu)(void* context, unsigned flags), void* context) {
+    const unsigned estimate = (flags & ~(fftw::kPatient | fftw::kExhaustive)) | fftw::kEstimate;
+    if ((flags & fftw::kWisdomOnly) != 0) {
+        void* with_wisdom = plan_on_cpu(context, flags);
+        if (with_wisdom != nullptr || !skipped_searches().contains(planned)) return with_wisdom;
+        return plan_on_cpu(context, estimate & ~fftw::kWisdomOnly);
+    }
+    if ((flags & fftw::kEstimate) == 0) skipped_searches().add(planned);
+    return plan_on_cpu(context, estimate);
 }
 
 }  // namespace
@@ -45,14 +95,16 @@ void* plan_transform(PlannedTransform planned, bool single, unsigned flags,
     const PlanningScope planning;
     planned.problem.single = single;
     const Routine routine = fft_routine(planned.problem.kind, single);
-    const bool to_device = worth_offloading(planned.problem, routine);
-    void* cpu_plan = plan_on_cpu(context, to_device ? cpu_flags_for_device_plan(flags) : flags);
+    std::unique_ptr<gpu::FftDeviceState> device = bind_to_device(planned.problem, routine);
+    void* cpu_plan = device != nullptr ? plan_cpu_path(planned, flags, plan_on_cpu, context)
+                                       : plan_on_cpu(context, flags);
     if (cpu_plan == nullptr) return nullptr;
-    auto* plan = new FftwPlan{
-        FftwPlan::kMagic, std::move(planned.problem), routine, cpu_plan, planned.in, planned.out,
-        nullptr};
-    if (to_device) plan->device = std::make_unique<gpu::FftDeviceState>();
-    return plan;
+    auto* plan = new (std::nothrow)
+        FftwPlan{FftwPlan::kMagic, std::move(planned.problem), routine, cpu_plan, planned.in,
+                 planned.out,      std::move(device)};
+    // Without memory for the shim's plan, FFTW's own is the answer: the consumers hand it
+    // to FFTW.
+    return plan != nullptr ? static_cast<void*>(plan) : cpu_plan;
 }
 
 }  // namespace gpushim::shim

@@ -1,7 +1,6 @@
 // The FFTW planners' translation into canonical problems (FFTW's implicit layouts), the
 // device's share of them, and the planning rules of shim plans.
 #include "shim/fftw_plan.h"
-#include "tests/unit/gpushim_environment.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 
 #include "dispatch/fft_call.h"
 #include "shim/fftw_descriptions.h"
+#include "tests/unit/gpushim_environment.h"
 
 namespace gpushim::shim {
 namespace {
@@ -137,14 +137,15 @@ void with_backend(const char* backend, Checks&& checks) {
     std::exit(testing::Test::HasFailure() ? 1 : 0);
 }
 
-TEST(FftwPlanDeathTest, ADevicePlanGetsAnEstimatePlanKeepingTheArrayFlags) {
+TEST(FftwPlanDeathTest, ADevicePlanGetsAnEstimatePlanKeepingTheOtherFlags) {
     EXPECT_EXIT(
         with_backend(GPUSHIM_HOSTSIM_PATH,
                      [] {
                          // 2^20 points: above the default threshold.
                          FakePlanner planner{{}, &fake_fftw_plan};
+                         constexpr unsigned kNoSimd = 1U << 17;  // one of FFTW's advanced flags
                          const unsigned caller =
-                             fftw::kPatient | fftw::kPreserveInput | fftw::kUnaligned;
+                             fftw::kPatient | fftw::kPreserveInput | fftw::kUnaligned | kNoSimd;
                          auto* p =
                              plan<double>(describe_sizes(FftKind::c2c, {1024, 1024}, in, out, -1),
                                           caller, planner);
@@ -152,7 +153,7 @@ TEST(FftwPlanDeathTest, ADevicePlanGetsAnEstimatePlanKeepingTheArrayFlags) {
                          ASSERT_NE(shim, nullptr);
                          EXPECT_EQ(planner.flags,
                                    (std::vector<unsigned>{fftw::kEstimate | fftw::kPreserveInput |
-                                                          fftw::kUnaligned}));
+                                                          fftw::kUnaligned | kNoSimd}));
                          EXPECT_NE(shim->device, nullptr);
                          EXPECT_EQ(shim->cpu_plan, &fake_fftw_plan);
                          EXPECT_EQ(shim->routine, Routine::fftw_dft);
@@ -162,16 +163,37 @@ TEST(FftwPlanDeathTest, ADevicePlanGetsAnEstimatePlanKeepingTheArrayFlags) {
         testing::ExitedWithCode(0), "");
 }
 
-TEST(FftwPlanDeathTest, WisdomOnlyPlansAsTheCallerAsksAndFailsAsFftwDoes) {
+// FFTW's answer to FFTW_WISDOM_ONLY: a plan only with wisdom, here never.
+struct PlannerWithoutWisdom {
+    std::vector<unsigned> flags;
+    void* operator()(unsigned planner_flags) {
+        flags.push_back(planner_flags);
+        return (planner_flags & fftw::kWisdomOnly) != 0 ? nullptr : &fake_fftw_plan;
+    }
+};
+
+TEST(FftwPlanDeathTest, WisdomOnlyFailsAsFftwDoesUnlessTheShimSkippedTheSearch) {
     EXPECT_EXIT(
-        with_backend(GPUSHIM_HOSTSIM_PATH,
-                     [] {
-                         FakePlanner planner{{}, nullptr};
-                         auto* p = plan<float>(describe_sizes(FftKind::r2c, {1 << 22}, in, out, -1),
-                                               fftw::kWisdomOnly | fftw::kMeasure, planner);
-                         EXPECT_EQ(p, nullptr);
-                         EXPECT_EQ(planner.flags, (std::vector<unsigned>{fftw::kWisdomOnly}));
-                     }),
+        with_backend(
+            GPUSHIM_HOSTSIM_PATH,
+            [] {
+                PlannerWithoutWisdom planner;
+                const PlannedTransform transform =
+                    describe_sizes(FftKind::r2c, {1 << 22}, in, out, -1);
+                EXPECT_EQ(plan<float>(transform, fftw::kWisdomOnly | fftw::kMeasure, planner),
+                          nullptr);
+                EXPECT_EQ(planner.flags, (std::vector<unsigned>{fftw::kWisdomOnly}));
+                // FFTW would have made wisdom with this MEASURE plan; the shim made an ESTIMATE
+                // plan.
+                delete shim_plan(plan<float>(transform, fftw::kMeasure, planner));
+                planner.flags.clear();
+                FftwPlan* again =
+                    shim_plan(plan<float>(transform, fftw::kWisdomOnly | fftw::kMeasure, planner));
+                ASSERT_NE(again, nullptr);
+                EXPECT_EQ(planner.flags,
+                          (std::vector<unsigned>{fftw::kWisdomOnly, fftw::kEstimate}));
+                delete again;
+            }),
         testing::ExitedWithCode(0), "");
 }
 
