@@ -166,7 +166,8 @@ typedef enum {
  *   R2C  in: howmany x n[0] x ... x n[rank-1] real; out: the same with n[rank-1]/2 + 1
  *        complex in the last dimension (the half spectrum)
  *   C2R  in: the half spectrum; out: the real arrays. in is destroyed (may be overwritten);
- *        it is assumed Hermitian, as FFTW assumes.
+ *        it is Hermitian, as FFTW assumes: for rank 1 the imaginary parts of the DC and
+ *        (n even) Nyquist terms are zero (FFTW never reads them; the host zeroes them).
  * in and out never overlap. */
 typedef struct {
     gpushim_fft_kind kind;

@@ -116,6 +116,25 @@ void copy_packed(const StridedArray& side, std::byte* packed, uint64_t first, ui
                   });
 }
 
+// FFTW's one-dimensional c2r reads only the real parts of the DC and (n even) Nyquist terms:
+// they are the only values a real signal's spectrum has there. cuFFT promises nothing for
+// input that is not Hermitian, so the packed input is made so: their imaginary parts are
+// zeroed in the staging chunk holding the packed elements [first, first + count).
+void drop_imaginary_parts_fftw_ignores(const FftProblem& problem, const StridedArray& input,
+                                       std::byte* packed, uint64_t first, uint64_t count) {
+    if (problem.kind != FftKind::c2r || problem.dims.size() != 1) return;
+    const auto length = static_cast<uint64_t>(input.row_length());
+    const bool has_nyquist = problem.dims[0].n % 2 == 0;
+    const std::size_t real = input.element / 2;
+    for (uint64_t transform = first / length; transform * length < first + count; ++transform) {
+        for (uint64_t k : {uint64_t{0}, has_nyquist ? length - 1 : uint64_t{0}}) {
+            const uint64_t index = transform * length + k;
+            if (index >= first && index < first + count)
+                std::memset(packed + (index - first) * input.element + real, 0, real);
+        }
+    }
+}
+
 bool overlap(const StridedArray& a, const StridedArray& b) {
     const auto [a_low, a_high] = a.span();
     const auto [b_low, b_high] = b.span();
@@ -203,6 +222,8 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
         state.input_.data, input.bytes(),
         [&](std::byte* staging_chunk, std::size_t offset, std::size_t bytes) {
             copy_packed<true>(input, staging_chunk, offset / input.element, bytes / input.element);
+            drop_imaginary_parts_fftw_ignores(*op.problem, input, staging_chunk,
+                                              offset / input.element, bytes / input.element);
         },
         0);
     if (status == 0) {

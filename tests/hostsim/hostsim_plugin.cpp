@@ -35,6 +35,7 @@ enum Status : int {
     kInjectedFault = 2,
     kUnsupported = 3,
     kUnknownPointer = 4,
+    kNotHermitian = 5,
 };
 
 struct Queue {};
@@ -102,6 +103,8 @@ const char* describe_error(int status) {
             return "hostsim: operation not supported";
         case kUnknownPointer:
             return "hostsim: pointer is not device memory";
+        case kNotHermitian:
+            return "hostsim: C2R input with an imaginary DC or Nyquist term (not Hermitian)";
         default:
             return "hostsim: unknown status";
     }
@@ -703,7 +706,7 @@ std::mutex& fftw_planner_mutex() {
 class HostFftPlan {
   public:
     virtual ~HostFftPlan() = default;
-    virtual void execute(void* in, void* out) const = 0;
+    virtual int execute(void* in, void* out) const = 0;
 };
 
 template <class R>
@@ -712,8 +715,8 @@ class FftwPlan final : public HostFftPlan {
     using Plan = typename Fftw<R>::Plan;
     using Complex = typename Fftw<R>::Complex;
 
-    FftwPlan(const Fftw<R>& fftw, gpushim_fft_kind kind, Plan plan)
-        : fftw_(fftw), kind_(kind), plan_(plan) {}
+    FftwPlan(const Fftw<R>& fftw, const gpushim_fft_desc& desc, Plan plan)
+        : fftw_(fftw), desc_(desc), plan_(plan) {}
     FftwPlan(const FftwPlan&) = delete;
     FftwPlan& operator=(const FftwPlan&) = delete;
     ~FftwPlan() override {
@@ -721,23 +724,39 @@ class FftwPlan final : public HostFftPlan {
         fftw_.destroy(plan_);
     }
 
-    void execute(void* in, void* out) const override {
-        switch (kind_) {
+    int execute(void* in, void* out) const override {
+        switch (desc_.kind) {
             case GPUSHIM_FFT_C2C:
                 fftw_.execute_dft(plan_, static_cast<Complex*>(in), static_cast<Complex*>(out));
-                return;
+                return kOk;
             case GPUSHIM_FFT_R2C:
                 fftw_.execute_r2c(plan_, static_cast<R*>(in), static_cast<Complex*>(out));
-                return;
+                return kOk;
             case GPUSHIM_FFT_C2R:
+                if (!hermitian_ends(static_cast<const Complex*>(in))) return kNotHermitian;
                 fftw_.execute_c2r(plan_, static_cast<Complex*>(in), static_cast<R*>(out));
-                return;
+                return kOk;
         }
+        return kUnsupported;
     }
 
   private:
+    // The interface's C2R input is Hermitian, which for rank 1 means real DC and Nyquist
+    // terms: a device library may read their imaginary parts where FFTW never does, so
+    // the host must not pass any.
+    bool hermitian_ends(const Complex* in) const {
+        if (desc_.rank != 1) return true;
+        const int64_t half = desc_.n[0] / 2 + 1;
+        for (int64_t t = 0; t < desc_.howmany; ++t) {
+            const Complex* spectrum = in + t * half;
+            if (spectrum[0][1] != 0) return false;
+            if (desc_.n[0] % 2 == 0 && spectrum[half - 1][1] != 0) return false;
+        }
+        return true;
+    }
+
     Fftw<R> fftw_;
-    gpushim_fft_kind kind_;
+    gpushim_fft_desc desc_;
     Plan plan_;
 };
 
@@ -807,7 +826,7 @@ int plan_fft(const gpushim_fft_desc& desc, gpushim_fft_plan* plan) {
         }
     }
     if (planned == nullptr) return kUnsupported;
-    *plan = reinterpret_cast<gpushim_fft_plan>(new FftwPlan<R>(fftw, desc.kind, planned));
+    *plan = reinterpret_cast<gpushim_fft_plan>(new FftwPlan<R>(fftw, desc, planned));
     return kOk;
 }
 
@@ -824,8 +843,7 @@ int fft_plan_create(const gpushim_fft_desc* desc, gpushim_fft_plan* plan) {
 
 int fft_execute(gpushim_fft_plan plan, void* dev_in, void* dev_out, gpushim_queue) {
     if (int status = operation(); status != kOk) return status;
-    reinterpret_cast<const HostFftPlan*>(plan)->execute(dev_in, dev_out);
-    return kOk;
+    return reinterpret_cast<const HostFftPlan*>(plan)->execute(dev_in, dev_out);
 }
 
 int fft_plan_destroy(gpushim_fft_plan plan) {

@@ -667,9 +667,10 @@ static void P(execute_tested)(const tcase* c, const layout* L, X(plan) p, const 
     }
 }
 
-/* A c2r input is the half spectrum of a real array: FFTW and a device FFT read the imaginary
- * parts a Hermitian array cannot have (DC, Nyquist) differently, so no other input has one
- * right answer. */
+/* A c2r input is the half spectrum of a real array: FFTW and a device FFT may treat input
+ * that is not Hermitian differently, so for rank 2 and 3 no other input has one right answer.
+ * In rank 1 FFTW never reads the imaginary parts of the DC and (n even) Nyquist terms: there
+ * they get values a real spectrum cannot have, which must be ignored as FFTW ignores them. */
 static void P(fill_hermitian)(const layout* L, P(set)* s) {
     const guru_t* g = &L->g;
     int last = g->rank - 1;
@@ -687,6 +688,10 @@ static void P(fill_hermitian)(const layout* L, P(set)* s) {
     for (size_t b = 0; b < L->count[0] / (size_t)m; ++b) {
         for (ptrdiff_t i = 0; i < L->n_total; ++i) x[i] = (R)rnd();
         P(ref).execute(p);
+        if (g->rank == 1) {
+            ((R*)y)[1] = (R)rnd();
+            if (g->dims[0].n % 2 == 0) ((R*)y)[2 * (half - 1) + 1] = (R)rnd();
+        }
         for (ptrdiff_t j = 0; j < m; ++j)
             for (int part = 0; part < 2; ++part)
                 s->b[0][scalar(L, 0, b * (size_t)m + (size_t)j, part)] = ((R*)y)[2 * j + part];
