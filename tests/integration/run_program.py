@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -30,11 +29,7 @@ def main() -> int:
     ap.add_argument("--env", action="append", default=[], metavar="K=V")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     args = ap.parse_args()
-    cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
-    if not cmd:
-        st.fail("no program given")
-    if not os.access(cmd[0], os.X_OK):
-        st.fail(f"program not built: {cmd[0]}")
+    cmd = st.program_command(args.cmd)
     shim = st.find_shim(args.shim)
     extra = dict(kv.split("=", 1) for kv in args.env)
     if args.fail_every or any(k.startswith("GPUSHIM_HOSTSIM_") for k in extra):
@@ -43,19 +38,7 @@ def main() -> int:
     with st.tempdir("program_") as tmp:
         env = st.make_env(shim, tmp, preload=args.preload, fail_every=args.fail_every,
                           extra=extra)
-        res = st.run(cmd, env, cwd=tmp)
-        st.log(st.tail(res.stdout, 100))
-        if res.returncode == st.SKIP:
-            st.skip(f"{os.path.basename(cmd[0])} says a prerequisite is missing")
-        st.log_stderr(res, 60)
-        problems = []
-        if res.returncode != 0:
-            problems.append(f"exit code {res.returncode}")
-        m = re.search(r"^(\d+) checks, (\d+) failed$", res.stdout, re.M)
-        if not m:
-            problems.append("no 'N checks, M failed' line")
-        elif int(m.group(1)) == 0 or int(m.group(2)) != 0:
-            problems.append(f"the program says: {m.group(0)}")
+        problems = st.run_checking_program(cmd, env, tmp)
         want = [r for r in args.expect_gpu.split(",") if r]
         problems += st.check_reports(tmp, gpu=want, faults=args.fail_every > 0)
     return st.finish(problems)

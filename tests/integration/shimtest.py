@@ -23,6 +23,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -222,6 +223,40 @@ def finish(problems: list[str], ok: str = "OK") -> int:
         return 1
     log(ok)
     return 0
+
+
+def program_command(words: list[str]) -> list[str]:
+    """The driver's trailing PROGRAM ARGS... (argparse.REMAINDER, a leading "--" dropped);
+    fails when the program is not built. Its path is made absolute, as it runs in a temporary
+    folder."""
+    cmd = words[1:] if words[:1] == ["--"] else list(words)
+    if not cmd:
+        fail("no program given")
+    if not os.access(cmd[0], os.X_OK):
+        fail(f"program not built: {cmd[0]}")
+    cmd[0] = os.path.abspath(cmd[0])
+    return cmd
+
+
+def run_checking_program(cmd: list[str], env: dict, cwd: str, *,
+                         name: str | None = None) -> list[str]:
+    """Run a program that checks its own results and prints "N checks, M failed": skip when it
+    exits 77 (`name`, by default cmd[0]'s, says which one misses a prerequisite). Problems: an
+    exit code other than 0, no such line, N = 0 or M > 0."""
+    res = run(cmd, env, cwd=cwd)
+    log(tail(res.stdout, 100))
+    if res.returncode == SKIP:
+        skip(f"{name or os.path.basename(cmd[0])} says a prerequisite is missing")
+    log_stderr(res, 60)
+    problems = []
+    if res.returncode != 0:
+        problems.append(f"exit code {res.returncode}")
+    m = re.search(r"^(\d+) checks, (\d+) failed$", res.stdout, re.M)
+    if not m:
+        problems.append("no 'N checks, M failed' line")
+    elif int(m.group(1)) == 0 or int(m.group(2)) != 0:
+        problems.append(f"the program says: {m.group(0)}")
+    return problems
 
 
 def log_stderr(res: subprocess.CompletedProcess, lines: int = 40) -> None:

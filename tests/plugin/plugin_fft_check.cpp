@@ -35,7 +35,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdarg>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -47,47 +46,19 @@
 #include <vector>
 
 #include "gpu/device_interface.h"
+#include "plugin_check_harness.h"
 
 namespace {
 
-constexpr int kSkipped = 77;
+using namespace gpushim::plugin_check;  // NOLINT(google-build-using-namespace)
+
 // c in the error bound c eps log2(N): FFT errors grow like eps sqrt(log2 N) on average and
 // eps log2 N at worst; both the plugin's and FFTW's count.
 constexpr double kBound = 10;
 // Elements after the output, which the plugin must leave as they are.
 constexpr size_t kGuard = 64;
 
-const gpushim_device_plugin* plugin = nullptr;
-gpushim_queue queue = nullptr;
 gpushim_queue second_queue = nullptr;
-int failures = 0;
-
-// A failed plugin call ends the current case as a failure.
-#define CHECK_STATUS(call)                                                                \
-    do {                                                                                  \
-        const int status_ = (call);                                                       \
-        if (status_ != 0) {                                                               \
-            std::printf("FAIL %s:%d %s -> %d (%s)\n", __FILE__, __LINE__, #call, status_, \
-                        plugin->describe_error(status_));                                 \
-            ++failures;                                                                   \
-            return;                                                                       \
-        }                                                                                 \
-    } while (0)
-
-void report(bool ok, const std::string& line) {
-    failures += ok ? 0 : 1;
-    std::printf("%s %s\n", ok ? "ok  " : "FAIL", line.c_str());
-}
-
-std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* fmt, ...) {
-    char buffer[512];
-    va_list args;
-    va_start(args, fmt);
-    std::vsnprintf(buffer, sizeof buffer, fmt, args);
-    va_end(args);
-    return buffer;
-}
 
 template <typename R>
 struct Traits;
@@ -368,16 +339,6 @@ bool fftw_transform(const Case& c, std::vector<R> in, std::vector<R>* out) {
 
 // ---- plugin resources ---------------------------------------------------------------------------
 
-struct DeviceBlock {
-    void* pointer = nullptr;
-    DeviceBlock() = default;
-    DeviceBlock(const DeviceBlock&) = delete;
-    DeviceBlock& operator=(const DeviceBlock&) = delete;
-    ~DeviceBlock() {
-        if (pointer != nullptr) plugin->device_free(pointer);
-    }
-};
-
 // A plan that a failed case still destroys; a case that gets so far destroys it itself, to
 // check the status.
 struct Plan {
@@ -649,10 +610,6 @@ void refusals() {
 
 // ---- host services ------------------------------------------------------------------------------
 
-void log_message(int level, const char* message) {
-    std::printf("  [plugin log %d] %s\n", level, message);
-}
-
 // The CPU's FFTW: the host-simulated plugin runs on it, as libgpushim.so's resolver would give
 // it, and the check compares with it.
 void* resolve_cpu_symbol(const char* name) {
@@ -675,41 +632,18 @@ void load_fftw(Fftw& f, const std::string& prefix) {
                get(f.destroy, "destroy_plan");
 }
 
-int usage() {
-    std::printf("usage: plugin_fft_check [--large] PLUGIN.so\n");
-    return 1;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IONBF, 0);
     bool large = false;
-    const char* path = nullptr;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--large") == 0) {
+    const char* path =
+        plugin_path(argc, argv, "plugin_fft_check [--large] PLUGIN.so", [&](char** args, int) {
+            if (std::strcmp(args[0], "--large") != 0) return 0;
             large = true;
-        } else if (path == nullptr && argv[i][0] != '-') {
-            path = argv[i];
-        } else {
-            return usage();
-        }
-    }
-    if (path == nullptr) return usage();
-
-    void* library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr) {
-        std::printf("FAIL dlopen(%s): %s\n", path, dlerror());
-        return 1;
-    }
-    auto entry =
-        reinterpret_cast<gpushim_device_plugin_entry>(dlsym(library, GPUSHIM_DEVICE_PLUGIN_ENTRY));
-    if (entry == nullptr || (plugin = entry()) == nullptr ||
-        plugin->interface_version != GPUSHIM_DEVICE_INTERFACE_VERSION) {
-        std::printf("FAIL %s: no %s of interface version %d\n", path, GPUSHIM_DEVICE_PLUGIN_ENTRY,
-                    GPUSHIM_DEVICE_INTERFACE_VERSION);
-        return 1;
-    }
+            return 1;
+        });
+    if (path == nullptr || !load_plugin(path)) return 1;
     load_fftw(fftw_double, "fftw_");
     load_fftw(fftw_float, "fftwf_");
     const bool fftw_found = fftw_double.loaded && fftw_float.loaded;
@@ -719,12 +653,7 @@ int main(int argc, char** argv) {
             "libfftw3f.so.3 with the guru64 planners)\n");
         return kSkipped;
     }
-    const gpushim_host_services services{resolve_cpu_symbol, log_message};
-    if (const int s = plugin->init(&services)) {
-        std::printf("SKIP: %s plugin: init() -> %d (%s): no usable device\n", plugin->name, s,
-                    plugin->describe_error(s));
-        return kSkipped;
-    }
+    if (!init_plugin(resolve_cpu_symbol)) return kSkipped;
     std::printf("plugin %s (%s): %s; large cases: %s\n", plugin->name, path,
                 plugin->device_description(), large ? "yes" : "no");
     if (!fftw_found) {
@@ -732,22 +661,14 @@ int main(int argc, char** argv) {
             "     no CPU FFTW (libfftw3.so.3, libfftw3f.so.3): the comparisons with FFTW are "
             "skipped\n");
     }
-    for (gpushim_queue* q : {&queue, &second_queue}) {
-        if (const int s = plugin->queue_create(q)) {
-            std::printf("FAIL queue_create -> %d (%s)\n", s, plugin->describe_error(s));
-            return 1;
-        }
-    }
+    if (!create_queue(&queue) || !create_queue(&second_queue)) return 1;
 
     small_cases<double>();
     small_cases<float>();
     if (large) large_cases();
     refusals();
 
-    for (gpushim_queue q : {queue, second_queue}) {
-        const int destroyed = plugin->queue_destroy(q);
-        report(destroyed == 0, format("queue_destroy -> %d", destroyed));
-    }
-    std::printf("%d failure(s)\n", failures);
-    return failures == 0 ? 0 : 1;
+    destroy_queue(queue);
+    destroy_queue(second_queue);
+    return finish();
 }

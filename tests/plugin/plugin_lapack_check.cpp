@@ -64,7 +64,6 @@
 #include <chrono>
 #include <cmath>
 #include <complex>
-#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -76,41 +75,11 @@
 #include <vector>
 
 #include "gpu/device_interface.h"
+#include "plugin_check_harness.h"
 
 namespace {
 
-constexpr int kSkipped = 77;
-
-const gpushim_device_plugin* plugin = nullptr;
-gpushim_queue queue = nullptr;
-int failures = 0;
-
-// A failed plugin call ends the current case as a failure.
-#define CHECK_STATUS(call)                                                                \
-    do {                                                                                  \
-        const int status_ = (call);                                                       \
-        if (status_ != 0) {                                                               \
-            std::printf("FAIL %s:%d %s -> %d (%s)\n", __FILE__, __LINE__, #call, status_, \
-                        plugin->describe_error(status_));                                 \
-            ++failures;                                                                   \
-            return;                                                                       \
-        }                                                                                 \
-    } while (0)
-
-void report(bool ok, const std::string& line) {
-    failures += ok ? 0 : 1;
-    std::printf("%s %s\n", ok ? "ok  " : "FAIL", line.c_str());
-}
-
-std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* fmt, ...) {
-    char buffer[512];
-    va_list args;
-    va_start(args, fmt);
-    std::vsnprintf(buffer, sizeof buffer, fmt, args);
-    va_end(args);
-    return buffer;
-}
+using namespace gpushim::plugin_check;  // NOLINT(google-build-using-namespace)
 
 template <typename T>
 struct Traits;
@@ -189,16 +158,6 @@ gpushim_lapack_op getrf_op(gpushim_precision precision, int64_t m, int64_t n, in
     op.lda = lda;
     return op;
 }
-
-struct DeviceBlock {
-    void* pointer = nullptr;
-    DeviceBlock() = default;
-    DeviceBlock(const DeviceBlock&) = delete;
-    DeviceBlock& operator=(const DeviceBlock&) = delete;
-    ~DeviceBlock() {
-        if (pointer != nullptr) plugin->device_free(pointer);
-    }
-};
 
 // Where run() puts the device copy of an operand.
 // kSlotWPair: one array whose first half is w and second half wi (GEEV's WR, WI in one).
@@ -2340,10 +2299,6 @@ void small_cases() {
 
 // ---- host services ----------------------------------------------------------------------
 
-void log_message(int level, const char* message) {
-    std::printf("  [plugin log %d] %s\n", level, message);
-}
-
 // Only the host-simulated plugin asks for CPU symbols: it runs LAPACK on the CPU library
 // (32-bit Fortran interface), as libgpushim.so's resolver would give it.
 void* cpu_lapack() {
@@ -2360,42 +2315,19 @@ void* resolve_cpu_symbol(const char* name) {
     return cpu_lapack() != nullptr ? dlsym(cpu_lapack(), name) : nullptr;
 }
 
-int usage() {
-    std::printf("usage: plugin_lapack_check [--large-n N] PLUGIN.so\n");
-    return 1;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IONBF, 0);
     int64_t large_n = 1024;
-    const char* path = nullptr;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--large-n") == 0 && i + 1 < argc) {
-            large_n = std::strtoll(argv[++i], nullptr, 10);
-            if (large_n < 8) return usage();
-        } else if (path == nullptr && argv[i][0] != '-') {
-            path = argv[i];
-        } else {
-            return usage();
-        }
-    }
-    if (path == nullptr) return usage();
-
-    void* library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr) {
-        std::printf("FAIL dlopen(%s): %s\n", path, dlerror());
-        return 1;
-    }
-    auto entry =
-        reinterpret_cast<gpushim_device_plugin_entry>(dlsym(library, GPUSHIM_DEVICE_PLUGIN_ENTRY));
-    if (entry == nullptr || (plugin = entry()) == nullptr ||
-        plugin->interface_version != GPUSHIM_DEVICE_INTERFACE_VERSION) {
-        std::printf("FAIL %s: no %s of interface version %d\n", path, GPUSHIM_DEVICE_PLUGIN_ENTRY,
-                    GPUSHIM_DEVICE_INTERFACE_VERSION);
-        return 1;
-    }
+    const auto large_n_option = [&](char** args, int left) {
+        if (std::strcmp(args[0], "--large-n") != 0 || left < 2) return 0;
+        large_n = std::strtoll(args[1], nullptr, 10);
+        return large_n < 8 ? 0 : 2;
+    };
+    const char* path =
+        plugin_path(argc, argv, "plugin_lapack_check [--large-n N] PLUGIN.so", large_n_option);
+    if (path == nullptr || !load_plugin(path)) return 1;
     const bool hostsim = std::strcmp(plugin->name, "hostsim") == 0;
     const bool cuda = std::strcmp(plugin->name, "cuda") == 0;
     // The routines the host-simulated plugin runs (and the check's own references).
@@ -2420,18 +2352,10 @@ int main(int argc, char** argv) {
             cpu_lapack_found = false;
         }
     }
-    const gpushim_host_services services{resolve_cpu_symbol, log_message};
-    if (const int s = plugin->init(&services)) {
-        std::printf("SKIP: %s plugin: init() -> %d (%s): no usable device\n", plugin->name, s,
-                    plugin->describe_error(s));
-        return kSkipped;
-    }
+    if (!init_plugin(resolve_cpu_symbol)) return kSkipped;
     std::printf("plugin %s (%s): %s; large n = %lld\n", plugin->name, path,
                 plugin->device_description(), static_cast<long long>(large_n));
-    if (const int s = plugin->queue_create(&queue)) {
-        std::printf("FAIL queue_create -> %d (%s)\n", s, plugin->describe_error(s));
-        return 1;
-    }
+    if (!create_queue(&queue)) return 1;
     size_t free_at_start = 0, total = 0;
     plugin->memory_info(&free_at_start, &total);
 
@@ -2570,13 +2494,11 @@ int main(int argc, char** argv) {
     plugin->memory_info(&free_after, &total);
     std::printf("     device memory held by the queue after the run (workspaces): %.1f MiB\n",
                 (static_cast<double>(free_at_start) - static_cast<double>(free_after)) / (1 << 20));
-    const int destroyed = plugin->queue_destroy(queue);
-    report(destroyed == 0, format("queue_destroy -> %d", destroyed));
+    destroy_queue(queue);
     size_t free_at_end = 0;
     plugin->memory_info(&free_at_end, &total);
     std::printf(
         "     device memory after queue_destroy, against the start: %.1f MiB\n",
         (static_cast<double>(free_at_start) - static_cast<double>(free_at_end)) / (1 << 20));
-    std::printf("%d failure(s)\n", failures);
-    return failures == 0 ? 0 : 1;
+    return finish();
 }

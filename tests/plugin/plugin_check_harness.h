@@ -1,0 +1,141 @@
+// What the plugin-level checks (plugin_lapack_check.cpp, plugin_fft_check.cpp) share: the
+// plugin under test and its queue, the reporting of each check, device memory that a failed
+// case still frees, and the steps of main() (the command line, loading the plugin as
+// libgpushim.so does, init() with the host services, the queues, the exit status).
+// Header-only; each check program includes it once. Plain C++ (no GoogleTest), so that the
+// checks also build on the GPU machine.
+#pragma once
+
+#include <dlfcn.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "gpu/device_interface.h"
+
+namespace gpushim::plugin_check {
+
+inline constexpr int kSkipped = 77;  // CTest's SKIP_RETURN_CODE (tests/plugin/CMakeLists.txt)
+
+inline const gpushim_device_plugin* plugin = nullptr;
+inline gpushim_queue queue = nullptr;
+inline int failures = 0;
+
+// A failed plugin call ends the current case as a failure.
+#define CHECK_STATUS(call)                                                                \
+    do {                                                                                  \
+        const int status_ = (call);                                                       \
+        if (status_ != 0) {                                                               \
+            std::printf("FAIL %s:%d %s -> %d (%s)\n", __FILE__, __LINE__, #call, status_, \
+                        gpushim::plugin_check::plugin->describe_error(status_));          \
+            ++gpushim::plugin_check::failures;                                            \
+            return;                                                                       \
+        }                                                                                 \
+    } while (0)
+
+inline void report(bool ok, const std::string& line) {
+    failures += ok ? 0 : 1;
+    std::printf("%s %s\n", ok ? "ok  " : "FAIL", line.c_str());
+}
+
+inline std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+inline std::string format(const char* fmt, ...) {
+    char buffer[512];
+    va_list args;
+    va_start(args, fmt);
+    std::vsnprintf(buffer, sizeof buffer, fmt, args);
+    va_end(args);
+    return buffer;
+}
+
+struct DeviceBlock {
+    void* pointer = nullptr;
+    DeviceBlock() = default;
+    DeviceBlock(const DeviceBlock&) = delete;
+    DeviceBlock& operator=(const DeviceBlock&) = delete;
+    ~DeviceBlock() {
+        if (pointer != nullptr) plugin->device_free(pointer);
+    }
+};
+
+// ---- main() -------------------------------------------------------------------------------
+
+// The command line `[OPTIONS] PLUGIN.so`: `option(argv + i, argc - i)` takes the program's own
+// options, returning how many arguments it took (0: none it accepts, so a malformed option is
+// refused as an unknown one). Returns the plugin's path, or nullptr with `usage` printed.
+template <typename Option>
+const char* plugin_path(int argc, char** argv, const char* usage, Option option) {
+    const char* path = nullptr;
+    for (int i = 1; i < argc;) {
+        if (const int taken = option(argv + i, argc - i)) {
+            i += taken;
+        } else if (path == nullptr && argv[i][0] != '-') {
+            path = argv[i++];
+        } else {
+            path = nullptr;
+            break;
+        }
+    }
+    if (path == nullptr) std::printf("usage: %s\n", usage);
+    return path;
+}
+
+// Sets `plugin` from the library at `path`, loaded as libgpushim.so loads it; false (said)
+// when it is no plugin of this interface version.
+inline bool load_plugin(const char* path) {
+    void* library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) {
+        std::printf("FAIL dlopen(%s): %s\n", path, dlerror());
+        return false;
+    }
+    auto entry =
+        reinterpret_cast<gpushim_device_plugin_entry>(dlsym(library, GPUSHIM_DEVICE_PLUGIN_ENTRY));
+    if (entry == nullptr || (plugin = entry()) == nullptr ||
+        plugin->interface_version != GPUSHIM_DEVICE_INTERFACE_VERSION) {
+        std::printf("FAIL %s: no %s of interface version %d\n", path, GPUSHIM_DEVICE_PLUGIN_ENTRY,
+                    GPUSHIM_DEVICE_INTERFACE_VERSION);
+        return false;
+    }
+    return true;
+}
+
+inline void log_message(int level, const char* message) {
+    std::printf("  [plugin log %d] %s\n", level, message);
+}
+
+// The plugin's init() with the host services libgpushim.so would give it, the CPU library
+// being the check's own `resolve_cpu_symbol`; false (a SKIP said) where it fails: no device.
+inline bool init_plugin(void* (*resolve_cpu_symbol)(const char*)) {
+    // Static: a plugin keeps the pointer, and calls the services long after init().
+    static gpushim_host_services services;
+    services = {resolve_cpu_symbol, log_message};
+    if (const int s = plugin->init(&services)) {
+        std::printf("SKIP: %s plugin: init() -> %d (%s): no usable device\n", plugin->name, s,
+                    plugin->describe_error(s));
+        return false;
+    }
+    return true;
+}
+
+// False (said) when the plugin has no queue to give.
+inline bool create_queue(gpushim_queue* created) {
+    if (const int s = plugin->queue_create(created)) {
+        std::printf("FAIL queue_create -> %d (%s)\n", s, plugin->describe_error(s));
+        return false;
+    }
+    return true;
+}
+
+inline void destroy_queue(gpushim_queue destroyed) {
+    const int s = plugin->queue_destroy(destroyed);
+    report(s == 0, format("queue_destroy -> %d", s));
+}
+
+inline int finish() {
+    std::printf("%d failure(s)\n", failures);
+    return failures == 0 ? 0 : 1;
+}
+
+}  // namespace gpushim::plugin_check
