@@ -3,8 +3,9 @@
 # shim, GPUSHIM_FAIL_EVERY and GPUSHIM_SYSTEM_PYTHON it uses. Each client checks its results
 # against FFTW or numpy.fft; run_fftw.py then reads the report (see its docstring):
 #
-#   fftw_matrix_relinked[_faults]  fftw_matrix.c, linked -lgpushim -lfftw3 -lfftw3f: every
-#                                  planner form of fftw3.h in both precisions vs FFTW itself
+#   fftw_matrix_relinked[_faults,_small_device]  fftw_matrix.c, linked -lgpushim -lfftw3
+#                                  -lfftw3f: every planner form of fftw3.h in both precisions
+#                                  vs FFTW itself
 #   fftw_legacy_relinked[_faults]  fftw_legacy.f90: the legacy Fortran API (dfftw_, sfftw_)
 #   pyfftw_debian[_faults]         pyfftw_check.py: Debian's pyFFTW under LD_PRELOAD
 #   fftw_exports                   check_fftw_exports.py: the shim exports FFTW's plan
@@ -40,6 +41,14 @@ if(GPUSHIM_FFTW_INCLUDE_DIR AND GPUSHIM_FFTW3_LIBRARY AND GPUSHIM_FFTW3F_LIBRARY
     TIMEOUT 300
     COMMAND ${here}/run_fftw.py --shim ${shim} --gpu ${fftw_offloaded} --cpu ${fftw_on_cpu}
             --fail-every ${GPUSHIM_FAIL_EVERY} --fallbacks ${fftw_offloaded}
+            -- $<TARGET_FILE:gpushim_fftw_matrix>)
+  # 140000 bytes of device memory: a plan holds its input and output there, in blocks of
+  # 64 KiB at least (the pool's granule), so most transforms do not fit and run on FFTW
+  # (not a device failure); a few run on the device.
+  gpushim_integration_test(NAME fftw_matrix_relinked_small_device
+    LABELS "fftw;relink;small_device" TIMEOUT 300
+    COMMAND ${here}/run_fftw.py --shim ${shim} --device-memory 140000
+            --partly-on-cpu ${fftw_offloaded}
             -- $<TARGET_FILE:gpushim_fftw_matrix>)
 else()
   gpushim_skipped_test(fftw_matrix_relinked

@@ -2,7 +2,8 @@
 """Run an FFTW client of the shim (a program that prints "N checks, M failed"), check its report.
 
   run_fftw.py --shim build/libgpushim.so [--preload] [--fail-every 7] --gpu R,R,...
-              [--cpu R,R,...] [--fallbacks R,R,...] -- PROGRAM ARGS...
+              [--cpu R,R,...] [--fallbacks R,R,...]
+              [--device-memory BYTES --partly-on-cpu R,R,...] -- PROGRAM ARGS...
 
 Runs PROGRAM as run_program.py does (linked against the shim, or with --preload under
 LD_PRELOAD; GPUSHIM_BACKEND the backend under test, GPUSHIM_THRESHOLD=0, GPUSHIM_REPORT in a
@@ -15,6 +16,9 @@ report, summed over its processes, shows:
   --fallbacks  with --fail-every, each of these routines completed calls on the device and had
                device failures recomputed on FFTW (c2c, r2c and c2r do not share one fallback
                path): check_report.py --routines FALLBACKS --gpu --fallbacks.
+  --device-memory  the hostsim device holds this many bytes: transforms whose arrays do not
+               fit run on FFTW (not a device failure); --partly-on-cpu: these routines
+               together completed calls on the device and ran others on FFTW.
 Without --fail-every no execution may fall back: a device that refuses what the shim gives
 it (hostsim rejects a C2R input that is not Hermitian) is a bug the results cannot show.
 """
@@ -43,6 +47,8 @@ def main() -> int:
     ap.add_argument("--gpu", type=names, default=[])
     ap.add_argument("--cpu", type=names, default=[])
     ap.add_argument("--fallbacks", type=names, default=[])
+    ap.add_argument("--device-memory", type=int, default=0)
+    ap.add_argument("--partly-on-cpu", type=names, default=[])
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     cmd = st.program_command(args.cmd)
@@ -51,13 +57,22 @@ def main() -> int:
         st.hostsim_only("fault injection (--fail-every)")
 
     with st.tempdir("fftw_") as tmp:
-        env = st.make_env(shim, tmp, preload=args.preload, fail_every=args.fail_every)
+        memory = {"GPUSHIM_HOSTSIM_MEMORY": str(args.device_memory)} if args.device_memory else {}
+        env = st.make_env(shim, tmp, preload=args.preload, fail_every=args.fail_every,
+                          extra=memory)
         # cmd[-1]: the script, where PROGRAM is an interpreter (pyfftw_check.py)
         problems = st.run_checking_program(cmd, env, tmp, name=os.path.basename(cmd[-1]))
         problems += st.check_reports(tmp, gpu=args.gpu, faults=args.fail_every > 0)
         if st.report_files(tmp) and not args.fail_every:
             problems += [f"{name}: {r['fallbacks']} device failures without injected faults"
                          for name, r in st.load_reports(tmp).items() if r["fallbacks"] > 0]
+        if st.report_files(tmp) and args.partly_on_cpu:
+            report = st.load_reports(tmp)
+            placed = {where: sum(report.get(name, {}).get(where, 0) for name in args.partly_on_cpu)
+                      for where in ("gpu_calls", "cpu_calls")}
+            if not all(placed.values()):
+                problems.append(f"{','.join(args.partly_on_cpu)}: not both on the device and "
+                                f"on FFTW: {placed}")
         if st.report_files(tmp):
             summed = os.path.join(tmp, "summed.json")
             with open(summed, "w") as f:
