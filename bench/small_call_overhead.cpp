@@ -7,6 +7,13 @@
 // share the process, the cache state and the CPU frequency, and the ratio
 // shim/direct is meaningful. Repetitions are randomly interleaved.
 //
+// Small FFTs (fftw_execute of plans far below the offload threshold) are timed
+// the same way against FFTW (libfftw3.so.3, libfftw3f.so.3; GPUSHIM_CPU_FFTW is
+// set to the file the direct path opened). The shim's fftw_execute hands a plan
+// it did not make to FFTW unchanged, so each path executes a plan of its own
+// planner (FFTW_ESTIMATE, on arrays both paths share, so FFTW makes equal plans).
+// These cases are skipped, with a message, where FFTW does not load.
+//
 // Goal (DESIGN.md, "Invisible until it helps"): shim overhead <= 5%.
 //
 // Own flags (removed before Google Benchmark sees argv):
@@ -29,6 +36,8 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <ranges>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -61,10 +70,21 @@ constexpr int kCblasTrans = 112;
 constexpr int kCblasUpper = 121;
 
 struct Library {
-    std::string label;  // "openblas" or "gpushim"
+    std::string label;  // "openblas", "fftw3", "fftw3f" or "gpushim"
     std::string path;
     void* handle = nullptr;
 };
+
+// dlopen()s `lib`; on success its path becomes the file the loader found, so that
+// a library opened by its soname can be named exactly to the shim.
+bool open_library(Library& lib) {
+    lib.handle = dlopen(lib.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib.handle) return false;
+    link_map* map = nullptr;
+    if (dlinfo(lib.handle, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name && *map->l_name)
+        lib.path = map->l_name;
+    return true;
+}
 
 std::string real_path(const std::string& p) {
     char buf[PATH_MAX];
@@ -94,17 +114,29 @@ void* own_symbol(const Library& lib, const char* name) {
 
 // ---- the cases --------------------------------------------------------------
 
-// One benchmark case: a routine at one size, runnable through any library.
-struct Case {
-    std::string name;    // e.g. "dgemm_/8"
-    const char* symbol;  // exported name looked up in both libraries
-    // Runs one call per iteration; `out` receives the result for the sanity check.
-    std::function<void(void* fn, benchmark::State* st, std::vector<unsigned char>* out)> run;
+// What one run of a case leaves for the sanity check.
+struct Result {
+    std::vector<unsigned char> bytes;  // the output array
+    std::string plan;                  // FFTW's description of the plan (FFT cases)
 };
 
-template <class T>
-void fill(std::vector<T>& v, double seed) {
-    for (size_t i = 0; i < v.size(); ++i) {
+// The case's symbols, resolved in the library under test, in the order of Case::symbols.
+using Functions = std::vector<void*>;
+
+// One benchmark case: a routine at one size, runnable through any library.
+struct Case {
+    std::string name;                  // e.g. "dgemm_/8"
+    const Library* direct;             // the CPU library the shim forwards this case to
+    std::vector<std::string> symbols;  // exported names looked up in both libraries
+    bool single;                       // float results: a looser rounding tolerance
+    // Runs one call per iteration; `out` receives the result for the sanity check.
+    std::function<void(const Functions& fns, benchmark::State* st, Result* out)> run;
+};
+
+template <class Range>
+void fill(Range&& v, double seed) {
+    using T = std::ranges::range_value_t<Range>;
+    for (size_t i = 0; i < std::ranges::size(v); ++i) {
         double x = std::sin(seed + 0.37 * static_cast<double>(i));
         if constexpr (std::is_same_v<T, zcomplex>)
             v[i] = zcomplex(x, std::cos(seed * 1.3 + 0.11 * static_cast<double>(i)));
@@ -113,22 +145,21 @@ void fill(std::vector<T>& v, double seed) {
     }
 }
 
-template <class T>
-void save(const std::vector<T>& c, std::vector<unsigned char>* out) {
+template <class Range>
+void save(const Range& c, Result* out) {
     if (!out) return;
-    out->resize(c.size() * sizeof(T));
-    std::memcpy(out->data(), c.data(), out->size());
+    out->bytes.resize(std::ranges::size(c) * sizeof(std::ranges::range_value_t<Range>));
+    std::memcpy(out->bytes.data(), std::ranges::data(c), out->bytes.size());
 }
 
 // Makes `call` (which writes c) once per benchmark iteration, or once without a State (the
 // sanity check); then saves c into `out`.
-template <class T, class Call>
-void run_calls(benchmark::State* st, const Call& call, std::vector<T>& c,
-               std::vector<unsigned char>* out) {
+template <class Range, class Call>
+void run_calls(benchmark::State* st, const Call& call, const Range& c, Result* out) {
     if (st) {
         for (auto _ : *st) {
             call();
-            benchmark::DoNotOptimize(c.data());
+            benchmark::DoNotOptimize(std::ranges::data(c));
             benchmark::ClobberMemory();
         }
     } else {
@@ -139,10 +170,13 @@ void run_calls(benchmark::State* st, const Call& call, std::vector<T>& c,
 
 // Fortran xGEMM, C = A*B (beta = 0, as NumPy's matmul).
 template <class T>
-Case fortran_gemm(const char* symbol, int n) {
-    return Case{std::string(symbol) + "/" + std::to_string(n), symbol,
-                [n](void* fn, benchmark::State* st, std::vector<unsigned char>* out) {
-                    auto f = reinterpret_cast<gemm_fn<T>>(fn);
+Case fortran_gemm(const Library& openblas, const char* symbol, int n) {
+    return Case{std::string(symbol) + "/" + std::to_string(n),
+                &openblas,
+                {symbol},
+                std::is_same_v<T, float>,
+                [n](const Functions& fns, benchmark::State* st, Result* out) {
+                    auto f = reinterpret_cast<gemm_fn<T>>(fns[0]);
                     const size_t nn = static_cast<size_t>(n) * static_cast<size_t>(n);
                     std::vector<T> a(nn), b(nn), c(nn);
                     fill(a, 1.0);
@@ -157,10 +191,13 @@ Case fortran_gemm(const char* symbol, int n) {
 }
 
 // cblas_dgemm, row-major, C = A*B^T (NumPy calls CBLAS row-major only).
-Case cblas_dgemm_case(int n) {
-    return Case{"cblas_dgemm_rowmajor/" + std::to_string(n), "cblas_dgemm",
-                [n](void* fn, benchmark::State* st, std::vector<unsigned char>* out) {
-                    auto f = reinterpret_cast<cblas_dgemm_fn>(fn);
+Case cblas_dgemm_case(const Library& openblas, int n) {
+    return Case{"cblas_dgemm_rowmajor/" + std::to_string(n),
+                &openblas,
+                {"cblas_dgemm"},
+                false,
+                [n](const Functions& fns, benchmark::State* st, Result* out) {
+                    auto f = reinterpret_cast<cblas_dgemm_fn>(fns[0]);
                     const size_t nn = static_cast<size_t>(n) * static_cast<size_t>(n);
                     std::vector<double> a(nn), b(nn), c(nn);
                     fill(a, 3.0);
@@ -174,10 +211,13 @@ Case cblas_dgemm_case(int n) {
 }
 
 // cblas_dsyrk, row-major: what NumPy's `A @ A.T` on one buffer becomes.
-Case cblas_dsyrk_case(int n) {
-    return Case{"cblas_dsyrk_rowmajor/" + std::to_string(n), "cblas_dsyrk",
-                [n](void* fn, benchmark::State* st, std::vector<unsigned char>* out) {
-                    auto f = reinterpret_cast<cblas_dsyrk_fn>(fn);
+Case cblas_dsyrk_case(const Library& openblas, int n) {
+    return Case{"cblas_dsyrk_rowmajor/" + std::to_string(n),
+                &openblas,
+                {"cblas_dsyrk"},
+                false,
+                [n](const Functions& fns, benchmark::State* st, Result* out) {
+                    auto f = reinterpret_cast<cblas_dsyrk_fn>(fns[0]);
                     const size_t nn = static_cast<size_t>(n) * static_cast<size_t>(n);
                     std::vector<double> a(nn), c(nn, 0.0);
                     fill(a, 5.0);
@@ -189,15 +229,151 @@ Case cblas_dsyrk_case(int n) {
                 }};
 }
 
-std::vector<Case> all_cases() {
+// ---- FFT cases ----------------------------------------------------------------
+
+// fftw3.h's values, declared here so that the benchmark builds without FFTW's headers.
+constexpr unsigned kFftwEstimate = 1U << 6;
+constexpr int kFftwForward = -1;
+
+// fftw_malloc and fftw_free of the direct library: FFTW's planners choose by alignment, and
+// fftw_malloc's is the alignment FFTW plans best for.
+struct FftwMemory {
+    void* (*allocate)(size_t) = nullptr;
+    void (*release)(void*) = nullptr;
+};
+
+// A transform: its arrays (in reals) and how to plan it with a planner of either library.
+template <class Real>
+struct FftShape {
+    std::string name;     // e.g. "c2c_1d/64"
+    std::string planner;  // the planner's name after the prefix
+    size_t in_reals, out_reals;
+    std::function<void*(void* planner, Real* in, Real* out)> plan;  // FFTW_ESTIMATE
+};
+
+template <class Real>
+FftShape<Real> c2c_1d(int n) {
+    using Planner = void* (*)(int, Real*, Real*, int, unsigned);
+    const size_t reals = 2 * static_cast<size_t>(n);
+    return {"c2c_1d/" + std::to_string(n), "plan_dft_1d", reals, reals,
+            [n](void* planner, Real* in, Real* out) {
+                return reinterpret_cast<Planner>(planner)(n, in, out, kFftwForward, kFftwEstimate);
+            }};
+}
+
+template <class Real>
+FftShape<Real> c2c_2d(int n0, int n1) {
+    using Planner = void* (*)(int, int, Real*, Real*, int, unsigned);
+    const size_t reals = 2 * static_cast<size_t>(n0) * static_cast<size_t>(n1);
+    return {"c2c_2d/" + std::to_string(n0) + "x" + std::to_string(n1), "plan_dft_2d", reals, reals,
+            [n0, n1](void* planner, Real* in, Real* out) {
+                return reinterpret_cast<Planner>(planner)(n0, n1, in, out, kFftwForward,
+                                                          kFftwEstimate);
+            }};
+}
+
+template <class Real>
+FftShape<Real> r2c_1d(int n) {
+    using Planner = void* (*)(int, Real*, Real*, unsigned);
+    return {"r2c_1d/" + std::to_string(n), "plan_dft_r2c_1d", static_cast<size_t>(n),
+            2 * static_cast<size_t>(n / 2 + 1), [n](void* planner, Real* in, Real* out) {
+                return reinterpret_cast<Planner>(planner)(n, in, out, kFftwEstimate);
+            }};
+}
+
+// The arrays of one FFT case, made once and used by both paths: their placement in memory
+// (cache sets, 4K aliasing of input and output) changes an FFT's time by more than the
+// shim costs, so the paths must not get arrays of their own.
+template <class Real>
+struct FftArrays {
+    FftArrays(FftwMemory m, size_t in_reals, size_t out_reals, bool new_arrays) : memory(m) {
+        auto allocate = [this](size_t reals) {
+            return std::span(static_cast<Real*>(memory.allocate(reals * sizeof(Real))), reals);
+        };
+        in = allocate(in_reals);
+        out = allocate(out_reals);
+        fill(in, 6.0);
+        if (new_arrays) {
+            in2 = allocate(in_reals);
+            out2 = allocate(out_reals);
+            std::ranges::copy(in, in2.begin());
+        }
+    }
+    FftArrays(const FftArrays&) = delete;
+    FftArrays& operator=(const FftArrays&) = delete;
+    ~FftArrays() {
+        for (std::span<Real> a : {in, out, in2, out2})
+            if (!a.empty()) memory.release(a.data());
+    }
+
+    FftwMemory memory;
+    std::span<Real> in, out, in2, out2;  // in2, out2: for fftw_execute_dft
+};
+
+// An out-of-place transform (repeated executions see the same input, so the timing never
+// reaches inf or NaN) planned once per run, outside the timing, and executed per iteration:
+// by fftw_execute, or with `new_arrays` by fftw_execute_dft on a second pair of arrays.
+template <class Real>
+Case fft_case(const Library& fftw, FftwMemory memory, FftShape<Real> shape,
+              bool new_arrays = false) {
+    const std::string prefix = std::is_same_v<Real, float> ? "fftwf_" : "fftw_";
+    const std::string execute = new_arrays ? "execute_dft" : "execute";
+    auto arrays =
+        std::make_shared<FftArrays<Real>>(memory, shape.in_reals, shape.out_reals, new_arrays);
+    return Case{
+        prefix + execute + "/" + shape.name,
+        &fftw,
+        {prefix + shape.planner, prefix + execute, prefix + "destroy_plan", prefix + "sprint_plan"},
+        std::is_same_v<Real, float>,
+        [arrays, shape, new_arrays](const Functions& fns, benchmark::State* st, Result* out) {
+            FftArrays<Real>& a = *arrays;
+            void* plan = shape.plan(fns[0], a.in.data(), a.out.data());
+            if (!plan) {
+                std::fprintf(stderr, "small_call_overhead: %s returned no plan\n",
+                             shape.planner.c_str());
+                std::exit(3);
+            }
+            // The sanity check must see this path's output, not what the other path left.
+            std::ranges::fill(new_arrays ? a.out2 : a.out, Real(0));
+            if (new_arrays) {
+                auto f = reinterpret_cast<void (*)(void*, Real*, Real*)>(fns[1]);
+                auto call = [&] { f(plan, a.in2.data(), a.out2.data()); };
+                run_calls(st, call, a.out2, out);
+            } else {
+                auto f = reinterpret_cast<void (*)(void*)>(fns[1]);
+                auto call = [&] { f(plan); };
+                run_calls(st, call, a.out, out);
+            }
+            if (out) {
+                char* text = reinterpret_cast<char* (*)(void*)>(fns[3])(plan);
+                out->plan = text ? text : "";
+                std::free(text);  // FFTW's documented way to release it
+            }
+            reinterpret_cast<void (*)(void*)>(fns[2])(plan);
+        }};
+}
+
+// ---- all cases --------------------------------------------------------------
+
+// The BLAS cases, and the FFT cases of each FFTW library that loaded (nullptr: did not).
+std::vector<Case> all_cases(const Library& openblas, const Library* fftw, FftwMemory fftw_memory,
+                            const Library* fftwf, FftwMemory fftwf_memory) {
     std::vector<Case> cases;
-    cases.push_back(fortran_gemm<double>("dgemm_", 8));  // the headline number
-    cases.push_back(cblas_dgemm_case(8));
-    cases.push_back(fortran_gemm<float>("sgemm_", 8));
-    cases.push_back(fortran_gemm<zcomplex>("zgemm_", 8));
-    cases.push_back(cblas_dsyrk_case(8));
-    cases.push_back(fortran_gemm<double>("dgemm_", 2));   // the worst case: almost no work
-    cases.push_back(fortran_gemm<double>("dgemm_", 32));  // overhead fading with size
+    cases.push_back(fortran_gemm<double>(openblas, "dgemm_", 8));  // the headline number
+    cases.push_back(cblas_dgemm_case(openblas, 8));
+    cases.push_back(fortran_gemm<float>(openblas, "sgemm_", 8));
+    cases.push_back(fortran_gemm<zcomplex>(openblas, "zgemm_", 8));
+    cases.push_back(cblas_dsyrk_case(openblas, 8));
+    cases.push_back(fortran_gemm<double>(openblas, "dgemm_", 2));  // the worst case: almost no work
+    cases.push_back(fortran_gemm<double>(openblas, "dgemm_", 32));  // overhead fading with size
+    if (fftw) {
+        cases.push_back(fft_case(*fftw, fftw_memory, c2c_1d<double>(64)));
+        cases.push_back(fft_case(*fftw, fftw_memory, c2c_1d<double>(1024)));
+        cases.push_back(fft_case(*fftw, fftw_memory, r2c_1d<double>(256)));
+        cases.push_back(fft_case(*fftw, fftw_memory, c2c_2d<double>(16, 16)));
+        cases.push_back(fft_case(*fftw, fftw_memory, c2c_1d<double>(1024), true));
+    }
+    if (fftwf) cases.push_back(fft_case(*fftwf, fftwf_memory, c2c_1d<float>(64)));
     return cases;
 }
 
@@ -208,11 +384,17 @@ struct Timing {
     double min_ns = std::numeric_limits<double>::quiet_NaN();
 };
 
+// A case by name, and the label of the library its direct path calls.
+struct Timed {
+    std::string name;
+    std::string direct;
+};
+
 // A console reporter that also keeps each benchmark's median and minimum and
 // prints the shim/direct ratios at the end.
 class RatioReporter : public benchmark::ConsoleReporter {
   public:
-    RatioReporter(OutputOptions opts, std::vector<std::string> order, double max_overhead_pct)
+    RatioReporter(OutputOptions opts, std::vector<Timed> order, double max_overhead_pct)
         : ConsoleReporter(opts), order_(std::move(order)), max_overhead_pct_(max_overhead_pct) {}
 
     void ReportRuns(const std::vector<Run>& reports) override {
@@ -236,24 +418,25 @@ class RatioReporter : public benchmark::ConsoleReporter {
         std::FILE* o = stdout;
         std::fflush(stdout);
         std::fprintf(o, "\nShim overhead on calls that stay on the CPU (goal <= 5%%)\n");
-        std::fprintf(o, "%-26s %12s %12s %9s %9s %9s\n", "case", "openblas ns", "gpushim ns",
-                     "ratio", "overhead", "min-ratio");
-        for (const std::string& c : order_) {
-            Timing d = timing(c + "/openblas"), s = timing(c + "/gpushim");
+        std::fprintf(o, "%-28s %-8s %12s %12s %9s %9s %9s\n", "case", "direct", "direct ns",
+                     "gpushim ns", "ratio", "overhead", "min-ratio");
+        for (const Timed& c : order_) {
+            Timing d = timing(c.name + "/" + c.direct), s = timing(c.name + "/gpushim");
             if (std::isnan(d.median_ns) || std::isnan(s.median_ns)) {
-                std::fprintf(o, "%-26s %12s\n", c.c_str(), "not run");
+                std::fprintf(o, "%-28s %-8s %12s\n", c.name.c_str(), c.direct.c_str(), "not run");
                 continue;
             }
             const double ratio = s.median_ns / d.median_ns;
             const double min_ratio = s.min_ns / d.min_ns;
             const double overhead = 100.0 * (ratio - 1.0);
             const bool over = overhead > 5.0;
-            std::fprintf(o, "%-26s %12.1f %12.1f %9.3f %8.1f%% %9.3f%s\n", c.c_str(), d.median_ns,
-                         s.median_ns, ratio, overhead, min_ratio, over ? "  > 5%" : "");
+            std::fprintf(o, "%-28s %-8s %12.1f %12.1f %9.3f %8.1f%% %9.3f%s\n", c.name.c_str(),
+                         c.direct.c_str(), d.median_ns, s.median_ns, ratio, overhead, min_ratio,
+                         over ? "  > 5%" : "");
             if (!std::isnan(max_overhead_pct_) && overhead > max_overhead_pct_) failed_ = true;
         }
         std::fprintf(o,
-                     "(ratio: median gpushim / median openblas over the repetitions; "
+                     "(ratio: median gpushim / median direct over the repetitions; "
                      "min-ratio: the same with the fastest repetition of each)\n");
         std::fflush(o);
     }
@@ -288,31 +471,34 @@ class RatioReporter : public benchmark::ConsoleReporter {
         return t;
     }
 
-    std::vector<std::string> order_;
+    std::vector<Timed> order_;
     double max_overhead_pct_;
     std::map<std::string, Timing> timings_;
     std::map<std::string, std::vector<double>> singles_;
     bool failed_ = false;
 };
 
-// Every loaded object whose name suggests a BLAS (or the shim): a second BLAS in
-// this list means the shim did not forward to the OpenBLAS the direct path uses.
-std::string loaded_blas_objects() {
-    std::string list;
+// Every loaded object whose name contains one of `needles`: a second BLAS or FFTW
+// in this list means the shim did not forward to the library the direct path uses.
+std::string loaded_objects(std::vector<std::string_view> needles) {
+    struct Search {
+        std::vector<std::string_view> needles;
+        std::string list;
+    } search{std::move(needles), {}};
     dl_iterate_phdr(
         [](dl_phdr_info* info, size_t, void* data) -> int {
-            std::string name = info->dlpi_name ? info->dlpi_name : "";
-            if (name.find("blas") != std::string::npos ||
-                name.find("lapack") != std::string::npos || name.find("mkl") != std::string::npos ||
-                name.find("gpushim") != std::string::npos) {
-                auto* l = static_cast<std::string*>(data);
-                if (!l->empty()) *l += ", ";
-                *l += name;
+            auto* s = static_cast<Search*>(data);
+            std::string_view name = info->dlpi_name ? info->dlpi_name : "";
+            if (std::ranges::any_of(s->needles, [&](std::string_view n) {
+                    return name.find(n) != std::string_view::npos;
+                })) {
+                if (!s->list.empty()) s->list += ", ";
+                s->list += name;
             }
             return 0;
         },
-        &list);
-    return list;
+        &search);
+    return search.list;
 }
 
 bool has_flag(int argc, char** argv, std::string_view prefix) {
@@ -366,68 +552,121 @@ int main(int argc, char** argv) {
         }
     }
 
-    Library direct{"openblas", GPUSHIM_BENCH_OPENBLAS_PATH};
+    Library openblas{"openblas", GPUSHIM_BENCH_OPENBLAS_PATH};
     Library shim{"gpushim", GPUSHIM_BENCH_SHIM_PATH};
-    for (Library* lib : {&direct, &shim}) {
-        lib->handle = dlopen(lib->path.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (!lib->handle) {
-            std::fprintf(stderr, "small_call_overhead: cannot load %s: %s\n", lib->path.c_str(),
-                         dlerror());
-            return 2;
-        }
+    if (!open_library(openblas)) {
+        std::fprintf(stderr, "small_call_overhead: cannot load %s: %s\n", openblas.path.c_str(),
+                     dlerror());
+        return 2;
     }
     if (auto set_threads =
-            reinterpret_cast<void (*)(int)>(dlsym(direct.handle, "openblas_set_num_threads")))
+            reinterpret_cast<void (*)(int)>(dlsym(openblas.handle, "openblas_set_num_threads")))
         set_threads(1);
+
+    // FFTW is optional (the GPU machine has none unless carried): without it the FFT
+    // cases are skipped. Opened by soname, as the shim would find it by default.
+    Library fftw{"fftw3", "libfftw3.so.3"}, fftwf{"fftw3f", "libfftw3f.so.3"};
+    FftwMemory fftw_memory, fftwf_memory;
+    auto open_fftw = [](Library& lib, const char* prefix, FftwMemory& memory) -> const Library* {
+        if (!open_library(lib)) {
+            std::fprintf(stderr,
+                         "small_call_overhead: cannot load %s (%s); its FFT cases skipped\n",
+                         lib.path.c_str(), dlerror());
+            return nullptr;
+        }
+        memory.allocate = reinterpret_cast<void* (*)(size_t)>(
+            own_symbol(lib, (std::string(prefix) + "malloc").c_str()));
+        memory.release = reinterpret_cast<void (*)(void*)>(
+            own_symbol(lib, (std::string(prefix) + "free").c_str()));
+        if (!memory.allocate || !memory.release) {
+            std::fprintf(
+                stderr, "small_call_overhead: %s lacks %smalloc or %sfree; its FFT cases skipped\n",
+                lib.path.c_str(), prefix, prefix);
+            return nullptr;
+        }
+        return &lib;
+    };
+    const Library* have_fftw = open_fftw(fftw, "fftw_", fftw_memory);
+    const Library* have_fftwf = open_fftw(fftwf, "fftwf_", fftwf_memory);
+    // GPUSHIM_CPU_FFTW names one file, for either precision; the shim finds the other
+    // precision's symbols in the loaded libraries, which are the ones opened here (the
+    // loaded_fftw_objects context would show a second copy).
+    const Library* cpu_fftw = have_fftw ? have_fftw : have_fftwf;
+    if (cpu_fftw) setenv("GPUSHIM_CPU_FFTW", cpu_fftw->path.c_str(), 1);
+
+    if (!open_library(shim)) {
+        std::fprintf(stderr, "small_call_overhead: cannot load %s: %s\n", shim.path.c_str(),
+                     dlerror());
+        return 2;
+    }
 
     // Sanity: each case once through both libraries. The results must agree
     // (they are bit-identical when the shim forwards the call unchanged).
-    std::vector<Case> cases = all_cases();
-    std::vector<std::string> order;
+    std::vector<Case> cases = all_cases(openblas, have_fftw, fftw_memory, have_fftwf, fftwf_memory);
+    std::vector<Timed> order;
     bool wrong = false;
     for (const Case& c : cases) {
-        void* fd = own_symbol(direct, c.symbol);
-        void* fs = own_symbol(shim, c.symbol);
-        if (!fd || !fs) {
-            std::fprintf(stderr, "small_call_overhead: %s not exported by %s; case %s skipped\n",
-                         c.symbol, fd ? "libgpushim.so" : "OpenBLAS", c.name.c_str());
-            continue;
-        }
-        std::vector<unsigned char> rd, rs;
-        c.run(fd, nullptr, &rd);
-        c.run(fs, nullptr, &rs);
-        if (rd != rs) {
-            // Not bit-identical: tolerate rounding (a row-major call may reach OpenBLAS
-            // through another entry point), reject anything larger.
-            const double* x = reinterpret_cast<const double*>(rd.data());
-            const double* y = reinterpret_cast<const double*>(rs.data());
-            double maxdiff = 0.0, maxval = 0.0;
-            if (c.symbol[0] == 's') {
-                const float* xf = reinterpret_cast<const float*>(rd.data());
-                const float* yf = reinterpret_cast<const float*>(rs.data());
-                for (size_t i = 0; i < rd.size() / sizeof(float); ++i) {
-                    maxdiff = std::max(maxdiff, double(std::fabs(xf[i] - yf[i])));
-                    maxval = std::max(maxval, double(std::fabs(xf[i])));
-                }
-            } else {
-                for (size_t i = 0; i < rd.size() / sizeof(double); ++i) {
-                    maxdiff = std::max(maxdiff, std::fabs(x[i] - y[i]));
-                    maxval = std::max(maxval, std::fabs(x[i]));
+        const Library& direct = *c.direct;
+        auto resolve = [&c](const Library& lib, Functions& fns) {
+            for (const std::string& symbol : c.symbols) {
+                fns.push_back(own_symbol(lib, symbol.c_str()));
+                if (!fns.back()) {
+                    std::fprintf(stderr,
+                                 "small_call_overhead: %s not exported by %s; case %s skipped\n",
+                                 symbol.c_str(), lib.path.c_str(), c.name.c_str());
+                    return false;
                 }
             }
-            const double tol = (c.symbol[0] == 's' ? 1e-5 : 1e-13) * std::max(1.0, maxval);
+            return true;
+        };
+        Functions fd, fs;
+        if (!resolve(direct, fd) || !resolve(shim, fs)) continue;
+        Result rd, rs;
+        c.run(fd, nullptr, &rd);
+        c.run(fs, nullptr, &rs);
+        // FFTW runs the same code for equal plans, so their results must be bit-identical.
+        const bool equal_plans = !rd.plan.empty() && rd.plan == rs.plan;
+        if (rd.plan != rs.plan) {
             std::fprintf(stderr,
-                         "small_call_overhead: %s: shim and OpenBLAS results differ (max abs "
+                         "small_call_overhead: %s: FFTW planned differently through the shim "
+                         "(rounding may differ)\n  %s: %s\n  gpushim: %s\n",
+                         c.name.c_str(), direct.label.c_str(), rd.plan.c_str(), rs.plan.c_str());
+        }
+        if (rd.bytes != rs.bytes) {
+            // Not bit-identical: tolerate rounding (a row-major call may reach OpenBLAS
+            // through another entry point, FFTW may choose another plan), reject anything
+            // larger.
+            double maxdiff = 0.0, maxval = 0.0;
+            auto compare = [&](auto element) {
+                using T = decltype(element);
+                const T* x = reinterpret_cast<const T*>(rd.bytes.data());
+                const T* y = reinterpret_cast<const T*>(rs.bytes.data());
+                for (size_t i = 0; i < rd.bytes.size() / sizeof(T); ++i) {
+                    maxdiff = std::max(maxdiff, double(std::fabs(x[i] - y[i])));
+                    maxval = std::max(maxval, double(std::fabs(x[i])));
+                }
+            };
+            if (c.single)
+                compare(0.0f);
+            else
+                compare(0.0);
+            const double tol =
+                equal_plans ? 0.0 : (c.single ? 1e-5 : 1e-13) * std::max(1.0, maxval);
+            std::fprintf(stderr,
+                         "small_call_overhead: %s: shim and %s results differ (max abs "
                          "difference %.3g)%s\n",
-                         c.name.c_str(), maxdiff,
+                         c.name.c_str(), direct.label.c_str(), maxdiff,
                          maxdiff > tol ? ": WRONG RESULT" : ", within rounding");
             if (maxdiff > tol) wrong = true;
         }
-        order.push_back(c.name);
-        for (auto [lib, fn] : {std::pair{&direct, fd}, std::pair{&shim, fs}}) {
-            auto* b = benchmark::RegisterBenchmark(
-                (c.name + "/" + lib->label).c_str(),
-                [run = c.run, fn = fn](benchmark::State& st) { run(fn, &st, nullptr); });
+        order.push_back({c.name, direct.label});
+        const std::pair<const Library*, const Functions*> paths[] = {{&direct, &fd}, {&shim, &fs}};
+        for (auto [lib, fns] : paths) {
+            auto* b =
+                benchmark::RegisterBenchmark((c.name + "/" + lib->label).c_str(),
+                                             [run = c.run, functions = *fns](benchmark::State& st) {
+                                                 run(functions, &st, nullptr);
+                                             });
             b->Unit(benchmark::kNanosecond);
             b->ComputeStatistics("min", [](const std::vector<double>& v) {
                 return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
@@ -444,10 +683,15 @@ int main(int argc, char** argv) {
         return 2;
     }
 
-    benchmark::AddCustomContext("openblas", real_path(direct.path));
+    benchmark::AddCustomContext("openblas", real_path(openblas.path));
     benchmark::AddCustomContext("gpushim", real_path(shim.path));
     benchmark::AddCustomContext("GPUSHIM_CPU_BLAS", GPUSHIM_BENCH_OPENBLAS_PATH);
-    benchmark::AddCustomContext("loaded_blas_objects", loaded_blas_objects());
+    benchmark::AddCustomContext("loaded_blas_objects",
+                                loaded_objects({"blas", "lapack", "mkl", "gpushim"}));
+    if (cpu_fftw) {
+        benchmark::AddCustomContext("GPUSHIM_CPU_FFTW", cpu_fftw->path);
+        benchmark::AddCustomContext("loaded_fftw_objects", loaded_objects({"fftw"}));
+    }
 
     benchmark::Initialize(&bargc, args.data());
     if (benchmark::ReportUnrecognizedArguments(bargc, args.data())) return 1;

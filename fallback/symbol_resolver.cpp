@@ -99,7 +99,7 @@ void* find_cpu_symbol(const char* symbol, const std::string& override_path) {
     const bool wide = std::string_view(symbol).ends_with("64_");
     if (!override_path.empty()) {
         if (void* chosen = lookup_in_library(override_path, symbol, wide)) return chosen;
-        log::write(log::Level::debug, "%s is not in GPUSHIM_CPU_BLAS=%s; searching the process",
+        log::write(log::Level::debug, "%s is not in the override %s; searching the process",
                    symbol, override_path.c_str());
     }
     if (void* next = usable(dlsym(RTLD_NEXT, symbol), wide)) return next;
