@@ -7,7 +7,8 @@
 #                                  -lfftw3f: every planner form of fftw3.h in both precisions
 #                                  vs FFTW itself
 #   fftw_legacy_relinked[_faults]  fftw_legacy.f90: the legacy Fortran API (dfftw_, sfftw_)
-#   pyfftw_debian[_faults]         pyfftw_check.py: Debian's pyFFTW under LD_PRELOAD
+#   pyfftw_{debian,venv}[_faults]  pyfftw_check.py: Debian's pyFFTW, and pip's in the venv
+#                                  (with its bundled FFTW), under LD_PRELOAD
 #   fftw_exports                   check_fftw_exports.py: the shim exports FFTW's plan
 #                                  functions, and no other FFTW name
 #
@@ -84,6 +85,16 @@ gpushim_integration_test(NAME pyfftw_debian_faults LABELS "fftw;pyfftw;faults" T
   COMMAND ${here}/run_fftw.py --shim ${shim} --preload --gpu ${fftw_offloaded}
           --cpu fftw_r2r,fftwf_r2r --fail-every ${GPUSHIM_FAIL_EVERY}
           -- ${GPUSHIM_SYSTEM_PYTHON} ${here}/pyfftw_check.py)
+
+# pip's pyFFTW in the venv: its wheel bundles an FFTW of its own (pyfftw.libs), loaded
+# privately by the extension module; the shim must find and forward to that one.
+gpushim_integration_test(NAME pyfftw_venv LABELS "fftw;pyfftw" TIMEOUT 300
+  COMMAND ${here}/run_fftw.py --shim ${shim} --preload --gpu ${fftw_offloaded}
+          --cpu fftw_r2r,fftwf_r2r -- ${GPUSHIM_VENV_PYTHON} ${here}/pyfftw_check.py)
+gpushim_integration_test(NAME pyfftw_venv_faults LABELS "fftw;pyfftw;faults" TIMEOUT 300
+  COMMAND ${here}/run_fftw.py --shim ${shim} --preload --gpu ${fftw_offloaded}
+          --cpu fftw_r2r,fftwf_r2r --fail-every ${GPUSHIM_FAIL_EVERY}
+          -- ${GPUSHIM_VENV_PYTHON} ${here}/pyfftw_check.py)
 
 # a header or library not found reaches the script as a missing path: it skips (77)
 gpushim_integration_test(NAME fftw_exports LABELS "fftw;exports" TIMEOUT 60

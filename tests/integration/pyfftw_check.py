@@ -20,7 +20,7 @@ try:
     import pyfftw.interfaces.cache
     import pyfftw.interfaces.numpy_fft as pfft
 except ImportError as error:
-    print(f"SKIP: cannot import pyfftw: {error} (Debian package python3-pyfftw)")
+    print(f"SKIP: cannot import pyfftw: {error} (Debian package python3-pyfftw, or pip's pyfftw)")
     sys.exit(77)
 
 BOUND = 8.0
