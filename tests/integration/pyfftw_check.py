@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""pyFFTW against numpy.fft, run under LD_PRELOAD=libgpushim.so (by run_fftw.py).
+"""pyFFTW against numpy.fft, run under LD_PRELOAD=libgpushim.so (by run_fftw.py): its
+numpy_fft interface, FFTW objects and builders, and scipy.fft with pyFFTW as its backend.
 
 Debian's pyFFTW 0.13 plans with fftw_plan_guru_dft / _dft_r2c / _dft_c2r / _r2r (fftwf_ in
 single precision) and executes with the new-array functions (fftw_execute_dft ...): under the
@@ -181,9 +182,34 @@ def fftw_objects():
         check(f"FFTW {rdtype.__name__} {n} REDFT10", dct(), want, rdtype, 2 * n)
 
 
+def scipy_backend():
+    """SciPy code unchanged, with pyFFTW as scipy.fft's backend (pyfftw.interfaces.scipy_fft);
+    skipped where this Python has no SciPy."""
+    try:
+        import scipy.fft
+        import pyfftw.interfaces.scipy_fft as backend
+    except ImportError as error:
+        print(f"note: scipy.fft with the pyFFTW backend not checked ({error})")
+        return
+    with scipy.fft.set_backend(backend, only=True):
+        for cdtype in COMPLEX:
+            rdtype = REAL_OF[cdtype]
+            x = cplx((64, 90), cdtype)
+            check(f"scipy.fft.fft2 {cdtype.__name__} 64x90", scipy.fft.fft2(x), np.fft.fft2(x),
+                  cdtype, 64 * 90)
+            r = real((6, 1000), rdtype)
+            check(f"scipy.fft.rfft {rdtype.__name__} 6 x 1000", scipy.fft.rfft(r),
+                  np.fft.rfft(r), rdtype, 1000)
+            h = half_spectrum((30, 42), cdtype, (0, 1))
+            check(f"scipy.fft.irfftn {cdtype.__name__} 30x42",
+                  scipy.fft.irfftn(h, s=(30, 42), axes=(0, 1)),
+                  np.fft.irfftn(h, s=(30, 42), axes=(0, 1)), cdtype, 30 * 42)
+
+
 def main():
     interfaces()
     fftw_objects()
+    scipy_backend()
     print(f"{checks} checks, {failures} failed")
     return 1 if failures else 0
 
