@@ -60,7 +60,6 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cmath>
 #include <complex>
@@ -139,27 +138,38 @@ struct Random {
     }
 };
 
-gpushim_lapack_op potrf_op(gpushim_precision precision, char uplo, int64_t n, int64_t lda) {
-    gpushim_lapack_op op{};
-    op.kind = GPUSHIM_POTRF;
-    op.precision = precision;
-    op.uplo = uplo;
-    op.n = n;
-    op.lda = lda;
-    return op;
-}
+template <typename T>
+using Wide = std::conditional_t<std::is_floating_point_v<T>, double, std::complex<double>>;
+template <typename T>
+struct RealOf {
+    using type = T;
+};
+template <typename R>
+struct RealOf<std::complex<R>> {
+    using type = R;
+};
+template <typename T>
+using Real = typename RealOf<T>::type;
 
-gpushim_lapack_op getrf_op(gpushim_precision precision, int64_t m, int64_t n, int64_t lda) {
-    gpushim_lapack_op op{};
-    op.kind = GPUSHIM_GETRF;
-    op.precision = precision;
-    op.m = m;
-    op.n = n;
-    op.lda = lda;
-    return op;
-}
+// A column-major matrix with ld >= rows; the padding rows hold kPadding.
+constexpr double kPadding = 777;
+template <typename T>
+struct Matrix {
+    int64_t rows = 0, cols = 0, ld = 1;
+    std::vector<T> v;
+    Matrix() = default;
+    Matrix(int64_t r, int64_t c, int64_t pad = 0)
+        : rows(r),
+          cols(c),
+          ld(std::max<int64_t>(1, r + pad)),
+          v(static_cast<size_t>(ld * std::max<int64_t>(1, c)), T(kPadding)) {}
+    T& operator()(int64_t i, int64_t j) { return v[static_cast<size_t>(i + j * ld)]; }
+    const T& operator()(int64_t i, int64_t j) const { return v[static_cast<size_t>(i + j * ld)]; }
+};
 
-// Where run() puts the device copy of an operand.
+// ---- staging: one operation on device copies of its operands --------------------------------
+
+// Where stage() puts the device copy of an operand.
 // kSlotWPair: one array whose first half is w and second half wi (GEEV's WR, WI in one).
 enum Slot {
     kSlotA,
@@ -210,382 +220,199 @@ void set_slot(gpushim_lapack_op& op, Slot slot, void* pointer, size_t bytes) {
     }
 }
 
-// A host array: `rows` rows of `row_bytes` (a matrix: its columns, of ld elements each).
+// The leading dimension that goes with a matrix's slot; nullptr for an array's.
+int64_t* leading_dimension(gpushim_lapack_op& op, Slot slot) {
+    switch (slot) {
+        case kSlotA:
+            return &op.lda;
+        case kSlotB:
+            return &op.ldb;
+        case kSlotU:
+            return &op.ldu;
+        case kSlotVT:
+            return &op.ldvt;
+        default:
+            return nullptr;
+    }
+}
+
+// kIn: the operation only reads the operand, which must come back as it went; kInOut: it may
+// write it, all but a matrix's padding rows.
+enum Role { kIn, kInOut };
+
+// A host array copied as `count` rows of `pitch` bytes, of which the first `used` are the
+// operand's (a matrix: its columns, of ld elements of which `rows` are the matrix's).
 struct Operand {
     Slot slot;
+    Role role;
     void* host;
-    size_t row_bytes;
-    size_t rows;
+    size_t pitch, count, used;
+    int64_t ld;  // 0 for an array
 };
 
 template <typename V>
-Operand operand(Slot slot, std::vector<V>& vector) {
-    return {slot, vector.data(), sizeof(V) * vector.size(), 1};
+Operand operand(Slot slot, Role role, std::vector<V>& vector) {
+    const size_t bytes = sizeof(V) * vector.size();
+    return {slot, role, vector.data(), bytes, 1, bytes, 0};
 }
 
-// Runs `op` on device copies of the operands, copies every operand back (inputs too, so that
-// a read-only one can be checked unchanged) and INFO, which starts as -99 so that a plugin
-// that never sets it is seen. `seconds`: the lapack call alone.
-int run(gpushim_lapack_op op, std::initializer_list<Operand> operands, int* info,
-        double* seconds = nullptr) {
-    std::array<DeviceBlock, 8> blocks;
-    if (operands.size() > blocks.size()) return -1;
-    DeviceBlock dev_info;
-    int s = 0;
-    size_t used = 0;
-    for (const Operand& o : operands) {
-        DeviceBlock& block = blocks[used++];
-        if (s == 0) s = plugin->device_alloc(&block.pointer, o.row_bytes * o.rows);
-        if (s == 0) {
-            s = plugin->copy_to_device_2d(block.pointer, o.row_bytes, o.host, o.row_bytes,
-                                          o.row_bytes, o.rows, queue);
+template <typename T>
+Operand operand(Slot slot, Role role, Matrix<T>& m) {
+    return {slot,
+            role,
+            m.v.data(),
+            sizeof(T) * static_cast<size_t>(m.ld),
+            static_cast<size_t>(m.cols),
+            sizeof(T) * static_cast<size_t>(m.rows),
+            m.ld};
+}
+
+template <typename Host>
+Operand in(Slot slot, Host& host) {
+    return operand(slot, kIn, host);
+}
+
+template <typename Host>
+Operand inout(Slot slot, Host& host) {
+    return operand(slot, kInOut, host);
+}
+
+// A gpushim_lapack_op without its precision and pointers, so that a case names (with designated
+// initializers) only what its kind uses. stage() sets the leading dimensions of the matrices it
+// is given.
+struct Call {
+    gpushim_lapack_kind kind;
+    char uplo = 0, trans = 0, side = 0, diag = 0, jobz = 0, jobu = 0, jobvt = 0, range = 0;
+    int64_t m = 0, n = 0, k = 0, nrhs = 0, itype = 0, il = 0, iu = 0;
+    double vl = 0, vu = 0, rcond = 0;
+    int64_t lda = 0, ldb = 0, ldu = 0, ldvt = 0;
+};
+
+template <typename T>
+gpushim_lapack_op lapack_op(const Call& call) {
+    gpushim_lapack_op op{};
+    op.kind = call.kind;
+    op.precision = Traits<T>::precision;
+    op.uplo = call.uplo;
+    op.trans = call.trans;
+    op.side = call.side;
+    op.diag = call.diag;
+    op.jobz = call.jobz;
+    op.jobu = call.jobu;
+    op.jobvt = call.jobvt;
+    op.range = call.range;
+    op.m = call.m;
+    op.n = call.n;
+    op.k = call.k;
+    op.nrhs = call.nrhs;
+    op.itype = call.itype;
+    op.il = call.il;
+    op.iu = call.iu;
+    op.vl = call.vl;
+    op.vu = call.vu;
+    op.rcond = call.rcond;
+    op.lda = call.lda;
+    op.ldb = call.ldb;
+    op.ldu = call.ldu;
+    op.ldvt = call.ldvt;
+    return op;
+}
+
+struct Outcome {
+    int info = -99;            // -99 where the plugin never set it
+    bool unchanged = true;     // every kIn operand came back as it went
+    bool padding_kept = true;  // and every kInOut matrix's padding rows
+    double seconds = 0;        // the lapack call alone
+};
+
+// Runs `call` in T's precision on device copies of the operands and copies the kInOut ones
+// and INFO back. An empty operand (an output that the call does not ask for) is not given: its
+// pointer and leading dimension stay 0.
+template <typename T>
+int stage(const Call& call, const std::vector<Operand>& operands, Outcome* outcome) {
+    gpushim_lapack_op op = lapack_op<T>(call);
+    const size_t count = operands.size();
+    std::vector<DeviceBlock> blocks(count + 1);  // the operands', then INFO's
+    *outcome = Outcome{};
+    for (size_t i = 0; i < count; ++i) {
+        const Operand& o = operands[i];
+        if (o.pitch * o.count == 0) continue;
+        if (const int s = plugin->device_alloc(&blocks[i].pointer, o.pitch * o.count)) return s;
+        if (const int s = plugin->copy_to_device_2d(blocks[i].pointer, o.pitch, o.host, o.pitch,
+                                                    o.pitch, o.count, queue)) {
+            return s;
         }
-        if (s == 0) set_slot(op, o.slot, block.pointer, o.row_bytes * o.rows);
+        set_slot(op, o.slot, blocks[i].pointer, o.pitch * o.count);
+        if (int64_t* ld = leading_dimension(op, o.slot)) *ld = o.ld;
     }
-    *info = -99;
-    if (s == 0) s = plugin->device_alloc(&dev_info.pointer, sizeof(int));
-    if (s == 0) {
-        s = plugin->copy_to_device_2d(dev_info.pointer, sizeof(int), info, sizeof(int), sizeof(int),
-                                      1, queue);
+    void*& info = blocks[count].pointer;
+    if (const int s = plugin->device_alloc(&info, sizeof(int))) return s;
+    if (const int s = plugin->copy_to_device_2d(info, sizeof(int), &outcome->info, sizeof(int),
+                                                sizeof(int), 1, queue)) {
+        return s;
     }
-    if (s == 0) s = plugin->queue_synchronize(queue);
-    op.info = static_cast<int*>(dev_info.pointer);
+    if (const int s = plugin->queue_synchronize(queue)) return s;
+    op.info = static_cast<int*>(info);
     const auto t0 = std::chrono::steady_clock::now();
-    if (s == 0) s = plugin->lapack(&op, queue);
-    if (s == 0) s = plugin->queue_synchronize(queue);
-    if (seconds != nullptr) {
-        *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    }
-    used = 0;
-    for (const Operand& o : operands) {
-        const DeviceBlock& block = blocks[used++];
-        if (s == 0) {
-            s = plugin->copy_to_host_2d(o.host, o.row_bytes, block.pointer, o.row_bytes,
-                                        o.row_bytes, o.rows, queue);
+    if (const int s = plugin->lapack(&op, queue)) return s;
+    if (const int s = plugin->queue_synchronize(queue)) return s;
+    outcome->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // Every operand comes back beside its host array: the kIn ones to be compared, the kInOut
+    // ones for their padding.
+    std::vector<std::vector<unsigned char>> back(count);
+    for (size_t i = 0; i < count; ++i) {
+        const Operand& o = operands[i];
+        back[i].resize(o.pitch * o.count);
+        if (back[i].empty()) continue;
+        if (const int s = plugin->copy_to_host_2d(back[i].data(), o.pitch, blocks[i].pointer,
+                                                  o.pitch, o.pitch, o.count, queue)) {
+            return s;
         }
     }
-    if (s == 0) {
-        s = plugin->copy_to_host_2d(info, sizeof(int), dev_info.pointer, sizeof(int), sizeof(int),
-                                    1, queue);
+    if (const int s = plugin->copy_to_host_2d(&outcome->info, sizeof(int), info, sizeof(int),
+                                              sizeof(int), 1, queue)) {
+        return s;
     }
-    if (s == 0) s = plugin->queue_synchronize(queue);
-    return s;
+    if (const int s = plugin->queue_synchronize(queue)) return s;
+    for (size_t i = 0; i < count; ++i) {
+        const Operand& o = operands[i];
+        if (back[i].empty()) continue;
+        const auto* host = static_cast<const unsigned char*>(o.host);
+        if (o.role == kIn) {
+            outcome->unchanged =
+                outcome->unchanged && std::memcmp(back[i].data(), host, back[i].size()) == 0;
+            continue;
+        }
+        for (size_t r = 0; r < o.count; ++r) {
+            const size_t padding = r * o.pitch + o.used;
+            outcome->padding_kept =
+                outcome->padding_kept &&
+                std::memcmp(back[i].data() + padding, host + padding, o.pitch - o.used) == 0;
+        }
+        std::memcpy(o.host, back[i].data(), back[i].size());
+    }
+    return 0;
 }
 
-// Runs `op` on a device copy of the column-major host matrix `a` (lda x n) and copies a,
-// the pivots (when `ipiv` is given) and INFO back.
+// A factorization that a case builds on, which fails the case where it fails: INFO > 0 as the
+// status -1000 - INFO, padding rows written as -2000.
 template <typename T>
-int run_op(gpushim_lapack_op op, std::vector<T>& a, std::vector<int64_t>* ipiv, int* info,
-           double* seconds) {
-    const Operand matrix{kSlotA, a.data(), sizeof(T) * static_cast<size_t>(op.lda),
-                         static_cast<size_t>(op.n)};
-    if (ipiv != nullptr) return run(op, {matrix, operand(kSlotIpiv, *ipiv)}, info, seconds);
-    return run(op, {matrix}, info, seconds);
+int factor(const Call& call, const std::vector<Operand>& operands) {
+    Outcome outcome;
+    const int s = stage<T>(call, operands, &outcome);
+    if (s != 0) return s;
+    if (outcome.info != 0) return -1000 - outcome.info;
+    return outcome.padding_kept ? 0 : -2000;
 }
 
-// ---- small cases: exact residuals (O(n^3) on the host) --------------------------------------
-
-template <typename T>
-void potrf_case(char uplo, int64_t n) {
-    Random g(static_cast<uint64_t>(n * 31 + uplo));
-    const int64_t lda = n + 3;
-    std::vector<T> b(static_cast<size_t>(n * n)), a(static_cast<size_t>(lda * n));
-    for (auto& x : b) x = g.next<T>();
-    for (int64_t j = 0; j < n; ++j) {  // A = B B^H + n I; padding rows hold junk
-        for (int64_t i = 0; i < lda; ++i) {
-            if (i >= n) {
-                a[i + j * lda] = T(777);
-                continue;
-            }
-            T s = (i == j) ? T(static_cast<double>(n)) : T(0);
-            for (int64_t k = 0; k < n; ++k) s += b[i + k * n] * conj_(b[j + k * n]);
-            a[i + j * lda] = s;
-        }
-    }
-    std::vector<T> f = a;
-    int info = -99;
-    double seconds = 0;
-    CHECK_STATUS(
-        run_op<T>(potrf_op(Traits<T>::precision, uplo, n, lda), f, nullptr, &info, &seconds));
-    bool untouched = true;  // the padding rows and the other triangle
-    for (int64_t j = 0; j < n; ++j) {
-        for (int64_t i = 0; i < lda; ++i) {
-            const bool other = i >= n || (uplo == 'L' ? i < j : i > j);
-            if (other && f[i + j * lda] != a[i + j * lda]) untouched = false;
-        }
-    }
-    double err = 0, norm = 0;
-    for (int64_t j = 0; j < n; ++j) {
-        for (int64_t i = 0; i < n; ++i) {
-            T s = 0;  // (L L^H)(i,j) or (U^H U)(i,j)
-            for (int64_t k = 0; k <= std::min(i, j); ++k) {
-                s += uplo == 'L' ? f[i + k * lda] * conj_(f[j + k * lda])
-                                 : conj_(f[k + i * lda]) * f[k + j * lda];
-            }
-            err = std::max<double>(err, std::abs(s - a[i + j * lda]));
-            norm = std::max<double>(norm, std::abs(a[i + j * lda]));
-        }
-    }
-    const double rel = norm > 0 ? err / norm / (static_cast<double>(n) * Traits<T>::eps) : 0;
-    report(info == 0 && untouched && rel < 10,
-           format("%cpotrf %c n=%lld: info=%d, other triangle and padding untouched=%d, "
-                  "|A - LL^H|/(|A| n eps)=%.3g",
-                  Traits<T>::name, uplo, static_cast<long long>(n), info, untouched, rel));
-}
-
-template <typename T>
-void potrf_not_positive_definite() {
-    const int64_t n = 40, lda = 40;
-    std::vector<T> a(static_cast<size_t>(lda * n), T(0));
-    for (int64_t i = 0; i < n; ++i) a[i + i * lda] = T(4);
-    a[6 + 6 * lda] = T(-1);  // the leading minor of order 7 is not positive definite
-    int info = -99;
-    double seconds = 0;
-    CHECK_STATUS(
-        run_op<T>(potrf_op(Traits<T>::precision, 'L', n, lda), a, nullptr, &info, &seconds));
-    report(info == 7, format("%cpotrf not positive definite at 7: info=%d (LAPACK: 7)",
-                             Traits<T>::name, info));
-}
-
-template <typename T>
-void getrf_case(int64_t m, int64_t n, bool zero_column_4 = false) {
-    Random g(static_cast<uint64_t>(m * 131 + n));
-    const int64_t lda = m + 2, k = std::min(m, n);
-    std::vector<T> a(static_cast<size_t>(lda * n));
-    for (auto& x : a) x = g.next<T>();
-    if (zero_column_4) {
-        for (int64_t i = 0; i < m; ++i) a[i + 3 * lda] = T(0);
-    }
-    std::vector<T> f = a;
-    std::vector<int64_t> ipiv(static_cast<size_t>(k), -1);
-    int info = -99;
-    double seconds = 0;
-    CHECK_STATUS(run_op<T>(getrf_op(Traits<T>::precision, m, n, lda), f, &ipiv, &info, &seconds));
-    bool one_based = true;  // LAPACK: i <= ipiv(i) <= m
-    for (int64_t i = 0; i < k; ++i) one_based = one_based && ipiv[i] >= i + 1 && ipiv[i] <= m;
-    // The interchanges (1-based, in order) applied to the original A must give L U.
-    std::vector<T> pa = a;
-    for (int64_t i = 0; i < k && one_based; ++i) {
-        if (ipiv[i] - 1 == i) continue;
-        for (int64_t j = 0; j < n; ++j) std::swap(pa[i + j * lda], pa[ipiv[i] - 1 + j * lda]);
-    }
-    double err = 0, norm = 0;
-    for (int64_t j = 0; j < n; ++j) {
-        for (int64_t i = 0; i < m; ++i) {
-            T s = 0;
-            for (int64_t p = 0; p <= std::min<int64_t>({i, j, k - 1}); ++p) {
-                const T l = p == i ? T(1) : f[i + p * lda];
-                s += l * f[p + j * lda];
-            }
-            err = std::max<double>(err, std::abs(s - pa[i + j * lda]));
-            norm = std::max<double>(norm, std::abs(a[i + j * lda]));
-        }
-    }
-    bool padding = true;
-    for (int64_t j = 0; j < n; ++j) {
-        for (int64_t i = m; i < lda; ++i) padding = padding && f[i + j * lda] == a[i + j * lda];
-    }
-    const double rel = err / norm / (static_cast<double>(std::max(m, n)) * Traits<T>::eps);
-    const int want = zero_column_4 ? 4 : 0;
-    report(info == want && one_based && padding && rel < 10,
-           format("%cgetrf m=%lld n=%lld%s: info=%d (want %d), pivots 1-based and in range=%d, "
-                  "padding untouched=%d, |PA - LU|/(|A| n eps)=%.3g, ipiv[0..2]=%lld %lld %lld",
-                  Traits<T>::name, static_cast<long long>(m), static_cast<long long>(n),
-                  zero_column_4 ? " (column 4 zero)" : "", info, want, one_based, padding, rel,
-                  static_cast<long long>(ipiv[0]), static_cast<long long>(ipiv[1]),
-                  static_cast<long long>(ipiv[2])));
-}
-
-template <typename T>
-void getrf_classic_3x3() {
-    std::vector<T> a = {T(1), T(4), T(7), T(2), T(5), T(8), T(3), T(6), T(10)};
-    std::vector<int64_t> ipiv(3, -1);
-    int info = -99;
-    double seconds = 0;
-    CHECK_STATUS(run_op<T>(getrf_op(Traits<T>::precision, 3, 3, 3), a, &ipiv, &info, &seconds));
-    report(info == 0 && ipiv[0] == 3 && ipiv[1] == 3 && ipiv[2] == 3,
-           format("%cgetrf [1 2 3; 4 5 6; 7 8 10]: info=%d, ipiv = %lld %lld %lld (LAPACK "
-                  "1-based: 3 3 3; 0-based would be 2 2 2)",
-                  Traits<T>::name, info, static_cast<long long>(ipiv[0]),
-                  static_cast<long long>(ipiv[1]), static_cast<long long>(ipiv[2])));
-}
-
-// ---- large cases: matrix-vector residuals (O(n^2) on the host) ------------------------------
-
-// max |y - z| / (|A|_inf |x|_inf n eps)
-template <typename T>
-double normwise(const std::vector<T>& y, const std::vector<T>& z, double norm_a, double norm_x,
-                int64_t n) {
-    double err = 0;
-    for (size_t i = 0; i < y.size(); ++i) err = std::max<double>(err, std::abs(y[i] - z[i]));
-    return err / (norm_a * norm_x * static_cast<double>(n) * Traits<T>::eps);
-}
-
-template <typename T>
-void potrf_large(char uplo, int64_t n) {
-    Random g(static_cast<uint64_t>(n * 7 + uplo));
-    const int64_t lda = n + 3;
-    // Hermitian, diagonally dominant: |a_ij| < sqrt(2) off the diagonal, a_ii = 2n.
-    std::vector<T> a(static_cast<size_t>(lda * n));
-    for (int64_t j = 0; j < n; ++j) {
-        a[j + j * lda] = T(2.0 * static_cast<double>(n));
-        for (int64_t i = j + 1; i < n; ++i) {
-            const T r = g.next<T>();
-            a[i + j * lda] = r;
-            a[j + i * lda] = conj_(r);
-        }
-        for (int64_t i = n; i < lda; ++i) a[i + j * lda] = T(777);
-    }
-    std::vector<T> f = a;
-    int info = -99;
-    double seconds = 0;
-    CHECK_STATUS(
-        run_op<T>(potrf_op(Traits<T>::precision, uplo, n, lda), f, nullptr, &info, &seconds));
-    bool untouched = true;
-    for (int64_t j = 0; j < n; ++j) {
-        for (int64_t i = 0; i < lda; ++i) {
-            const bool other = i >= n || (uplo == 'L' ? i < j : i > j);
-            if (other && f[i + j * lda] != a[i + j * lda]) untouched = false;
-        }
-    }
-    std::vector<T> x(static_cast<size_t>(n)), z(x.size(), T(0)), w(x.size(), T(0)),
-        y(x.size(), T(0));
-    std::vector<double> row_sums(x.size(), 0.0);
-    for (auto& v : x) v = g.next<T>();
-    for (int64_t j = 0; j < n; ++j) {  // z = A x
-        for (int64_t i = 0; i < n; ++i) {
-            z[i] += a[i + j * lda] * x[j];
-            row_sums[i] += std::abs(a[i + j * lda]);
-        }
-    }
-    if (uplo == 'L') {  // y = L (L^H x)
-        for (int64_t k = 0; k < n; ++k) {
-            for (int64_t i = k; i < n; ++i) w[k] += conj_(f[i + k * lda]) * x[i];
-        }
-        for (int64_t k = 0; k < n; ++k) {
-            for (int64_t i = k; i < n; ++i) y[i] += f[i + k * lda] * w[k];
-        }
-    } else {  // y = U^H (U x)
-        for (int64_t k = 0; k < n; ++k) {
-            for (int64_t i = 0; i <= k; ++i) w[i] += f[i + k * lda] * x[k];
-        }
-        for (int64_t k = 0; k < n; ++k) {
-            for (int64_t i = 0; i <= k; ++i) y[k] += conj_(f[i + k * lda]) * w[i];
-        }
-    }
-    double norm_x = 0;
-    for (const auto& v : x) norm_x = std::max<double>(norm_x, std::abs(v));
-    const double rel =
-        normwise(y, z, *std::max_element(row_sums.begin(), row_sums.end()), norm_x, n);
-    report(info == 0 && untouched && rel < 10,
-           format("%cpotrf %c n=%lld (large): info=%d, untouched=%d, "
-                  "|Ax - LL^H x|/(|A| |x| n eps)=%.3g, %.3f s",
-                  Traits<T>::name, uplo, static_cast<long long>(n), info, untouched, rel, seconds));
-}
-
-template <typename T>
-void getrf_large(int64_t m, int64_t n) {
-    Random g(static_cast<uint64_t>(m * 17 + n));
-    const int64_t lda = m + 2, k = std::min(m, n);
-    std::vector<T> a(static_cast<size_t>(lda * n));
-    for (auto& v : a) v = g.next<T>();
-    std::vector<T> f = a;
-    std::vector<int64_t> ipiv(static_cast<size_t>(k), -1);
-    int info = -99;
-    double seconds = 0;
-    CHECK_STATUS(run_op<T>(getrf_op(Traits<T>::precision, m, n, lda), f, &ipiv, &info, &seconds));
-    bool one_based = true;
-    for (int64_t i = 0; i < k; ++i) one_based = one_based && ipiv[i] >= i + 1 && ipiv[i] <= m;
-    bool padding = true;
-    for (int64_t j = 0; j < n; ++j) {
-        for (int64_t i = m; i < lda; ++i) padding = padding && f[i + j * lda] == a[i + j * lda];
-    }
-    std::vector<T> x(static_cast<size_t>(n)), z(static_cast<size_t>(m), T(0)),
-        w(static_cast<size_t>(k), T(0)), y(static_cast<size_t>(m), T(0));
-    std::vector<double> row_sums(static_cast<size_t>(m), 0.0);
-    for (auto& v : x) v = g.next<T>();
-    for (int64_t j = 0; j < n; ++j) {  // z = A x
-        for (int64_t i = 0; i < m; ++i) {
-            z[i] += a[i + j * lda] * x[j];
-            row_sums[i] += std::abs(a[i + j * lda]);
-        }
-    }
-    for (int64_t i = 0; i < k && one_based; ++i) std::swap(z[i], z[ipiv[i] - 1]);  // P A x
-    for (int64_t j = 0; j < n; ++j) {  // w = U x (U: k x n, upper)
-        for (int64_t i = 0; i <= std::min(j, k - 1); ++i) w[i] += f[i + j * lda] * x[j];
-    }
-    for (int64_t p = 0; p < k; ++p) {  // y = L w (L: m x k, unit lower)
-        y[p] += w[p];
-        for (int64_t i = p + 1; i < m; ++i) y[i] += f[i + p * lda] * w[p];
-    }
-    double norm_x = 0;
-    for (const auto& v : x) norm_x = std::max<double>(norm_x, std::abs(v));
-    const double rel =
-        normwise(y, z, *std::max_element(row_sums.begin(), row_sums.end()), norm_x, std::max(m, n));
-    report(info == 0 && one_based && padding && rel < 10,
-           format("%cgetrf m=%lld n=%lld (large): info=%d, pivots 1-based and in range=%d, "
-                  "padding untouched=%d, |PAx - LUx|/(|A| |x| n eps)=%.3g, %.3f s",
-                  Traits<T>::name, static_cast<long long>(m), static_cast<long long>(n), info,
-                  one_based, padding, rel, seconds));
-}
-
-// ---- the other kinds: dense host references in double precision -----------------------------
+// ---- measures ---------------------------------------------------------------------------------
 //
-// Each check builds its inputs on the host, runs one operation on the plugin, and measures the
-// result against what the operation means, in double (or double complex) arithmetic so that
-// the reference adds no error of the precision under test. Ratios are normwise (1-norm) and
-// scaled by n eps, as LAPACK's own tests scale them; a correct result stays far below kBound.
+// The references are in double (or double complex) arithmetic, so that they add no error of the
+// precision under test. Ratios are normwise (1-norm) and scaled by n eps, as LAPACK's own tests
+// scale them; a correct result stays far below kBound.
 
 constexpr double kBound = 30;
 constexpr double kJunk = 999;  // what a part the operation must not read (or write) holds
-
-void* resolve_cpu_symbol(const char* name);  // the host services, below
-
-template <typename T>
-using Wide = std::conditional_t<std::is_floating_point_v<T>, double, std::complex<double>>;
-template <typename T>
-struct RealOf {
-    using type = T;
-};
-template <typename R>
-struct RealOf<std::complex<R>> {
-    using type = R;
-};
-template <typename T>
-using Real = typename RealOf<T>::type;
-
-// A column-major matrix with ld >= rows; the padding rows hold kPadding.
-constexpr double kPadding = 777;
-template <typename T>
-struct Matrix {
-    int64_t rows = 0, cols = 0, ld = 1;
-    std::vector<T> v;
-    Matrix() = default;
-    Matrix(int64_t r, int64_t c, int64_t pad = 0)
-        : rows(r),
-          cols(c),
-          ld(std::max<int64_t>(1, r + pad)),
-          v(static_cast<size_t>(ld * std::max<int64_t>(1, c)), T(kPadding)) {}
-    T& operator()(int64_t i, int64_t j) { return v[static_cast<size_t>(i + j * ld)]; }
-    const T& operator()(int64_t i, int64_t j) const { return v[static_cast<size_t>(i + j * ld)]; }
-};
-
-template <typename T>
-Operand operand(Slot slot, Matrix<T>& m) {
-    return {slot, m.v.data(), sizeof(T) * static_cast<size_t>(m.ld),
-            static_cast<size_t>(std::max<int64_t>(1, m.cols))};
-}
-
-template <typename To, typename From>
-Matrix<To> convert(const Matrix<From>& m) {
-    Matrix<To> r;
-    r.rows = m.rows;
-    r.cols = m.cols;
-    r.ld = m.ld;
-    r.v.reserve(m.v.size());
-    for (const From& x : m.v) r.v.push_back(static_cast<To>(x));
-    return r;
-}
 
 // The top-left rows x cols block, in double precision and without padding.
 template <typename T>
@@ -599,6 +426,16 @@ Matrix<Wide<T>> block(const Matrix<T>& m, int64_t rows, int64_t cols) {
 template <typename T>
 Matrix<Wide<T>> widen(const Matrix<T>& m) {
     return block(m, m.rows, m.cols);
+}
+
+// `m` rounded to T, with `pad` padding rows.
+template <typename T, typename W>
+Matrix<T> rounded(const Matrix<W>& m, int64_t pad) {
+    Matrix<T> r(m.rows, m.cols, pad);
+    for (int64_t j = 0; j < m.cols; ++j) {
+        for (int64_t i = 0; i < m.rows; ++i) r(i, j) = static_cast<T>(m(i, j));
+    }
+    return r;
 }
 
 template <typename T>
@@ -643,6 +480,15 @@ Matrix<W> multiply(const Matrix<W>& a, const Matrix<W>& b) {
     return c;
 }
 
+// Columns scaled: m(:, j) * d[j].
+template <typename W, typename R>
+Matrix<W> scale_columns(Matrix<W> m, const std::vector<R>& d) {
+    for (int64_t j = 0; j < m.cols; ++j) {
+        for (int64_t i = 0; i < m.rows; ++i) m(i, j) *= static_cast<double>(d[j]);
+    }
+    return m;
+}
+
 template <typename W>
 double norm1(const Matrix<W>& m) {  // the largest column sum
     double norm = 0;
@@ -678,14 +524,28 @@ double ratio(double error, double scale, int64_t n, double eps) {
     return scale > 0 ? error / (scale * static_cast<double>(std::max<int64_t>(1, n)) * eps) : error;
 }
 
+// |op(A) X - B| / (|op(A)||X| n eps): how well X solves op(A) X = B.
 template <typename T>
-bool padding_kept(const Matrix<T>& before, const Matrix<T>& after) {
-    for (int64_t j = 0; j < before.cols; ++j) {
-        for (int64_t i = before.rows; i < before.ld; ++i) {
-            if (before(i, j) != after(i, j)) return false;
-        }
-    }
-    return true;
+double solve_ratio(const Matrix<Wide<T>>& op_a, const Matrix<T>& x, const Matrix<T>& b) {
+    const auto wx = widen(x);
+    return ratio(distance1(multiply(op_a, wx), widen(b)), norm1(op_a) * norm1(wx), op_a.rows,
+                 Traits<T>::eps);
+}
+
+// |A inv(A) - I| / (|A||inv(A)| n eps).
+template <typename W>
+double inverse_ratio(const Matrix<W>& a, const Matrix<W>& inverse, double eps) {
+    return ratio(identity_distance(multiply(a, inverse)), norm1(a) * norm1(inverse), a.rows, eps);
+}
+
+// |A Z - Z diag(w)| / (|A| n eps) and |Z^H Z - I| / (n eps), for eigenvectors Z of the Hermitian
+// A and their eigenvalues w.
+template <typename W, typename R>
+std::pair<double, double> eigenvector_ratios(const Matrix<W>& a, const Matrix<W>& z,
+                                             const std::vector<R>& w, double eps) {
+    const int64_t n = a.rows;
+    return {ratio(distance1(multiply(a, z), scale_columns(z, w)), norm1(a), n, eps),
+            ratio(orthogonality(z), 1, n, eps)};
 }
 
 // Whether the strict other triangle (the diagonal too, with `diagonal`) is as it was.
@@ -699,6 +559,271 @@ bool triangle_kept(const Matrix<T>& before, const Matrix<T>& after, char uplo, b
     }
     return true;
 }
+
+// Whether the first `count` values ascend (descend, with `descending`); a NaN breaks the order.
+template <typename R>
+bool in_order(const std::vector<R>& values, int64_t count, bool descending = false) {
+    for (int64_t i = 1; i < count; ++i) {
+        if (!(descending ? values[i - 1] >= values[i] : values[i - 1] <= values[i])) return false;
+    }
+    return true;
+}
+
+// LAPACK's row interchanges, 1-based: i <= ipiv(i) <= m.
+bool pivots_in_range(const std::vector<int64_t>& ipiv, int64_t m) {
+    for (size_t i = 0; i < ipiv.size(); ++i) {
+        if (ipiv[i] < static_cast<int64_t>(i) + 1 || ipiv[i] > m) return false;
+    }
+    return true;
+}
+
+// max |x_i - y_i|
+template <typename R>
+double max_difference(const std::vector<R>& x, const std::vector<double>& y) {
+    double d = 0;
+    for (size_t i = 0; i < x.size(); ++i)
+        d = std::max(d, std::abs(static_cast<double>(x[i]) - y[i]));
+    return d;
+}
+
+template <typename T>
+double max_abs(const std::vector<T>& x) {
+    double norm = 0;
+    for (const auto& v : x) norm = std::max<double>(norm, std::abs(v));
+    return norm;
+}
+
+// A x, and |A|_inf (the largest row sum) in *norm_inf: O(n^2), for the large cases.
+template <typename T>
+std::vector<T> times(const Matrix<T>& a, const std::vector<T>& x, double* norm_inf) {
+    std::vector<T> y(static_cast<size_t>(a.rows), T(0));
+    std::vector<double> row_sums(y.size(), 0.0);
+    for (int64_t j = 0; j < a.cols; ++j) {
+        for (int64_t i = 0; i < a.rows; ++i) {
+            y[i] += a(i, j) * x[j];
+            row_sums[i] += std::abs(a(i, j));
+        }
+    }
+    *norm_inf = *std::max_element(row_sums.begin(), row_sums.end());
+    return y;
+}
+
+// max |y - z| / (|A|_inf |x|_inf n eps)
+template <typename T>
+double normwise(const std::vector<T>& y, const std::vector<T>& z, double norm_a, double norm_x,
+                int64_t n) {
+    double err = 0;
+    for (size_t i = 0; i < y.size(); ++i) err = std::max<double>(err, std::abs(y[i] - z[i]));
+    return err / (norm_a * norm_x * static_cast<double>(n) * Traits<T>::eps);
+}
+
+std::string shape(int64_t m, int64_t n) {
+    return format("%lldx%lld", static_cast<long long>(m), static_cast<long long>(n));
+}
+
+// The name of T's routine: its real form or its complex one.
+template <typename T>
+const char* lapack_name(const char* real, const char* complex) {
+    return std::is_floating_point_v<T> ? real : complex;
+}
+
+// ---- POTRF, GETRF: exact residuals (O(n^3) on the host) ---------------------------------------
+
+template <typename T>
+void potrf_case(char uplo, int64_t n) {
+    Random g(static_cast<uint64_t>(n * 31 + uplo));
+    std::vector<T> b(static_cast<size_t>(n * n));
+    Matrix<T> a(n, n, 3);
+    for (auto& x : b) x = g.next<T>();
+    for (int64_t j = 0; j < n; ++j) {  // A = B B^H + n I
+        for (int64_t i = 0; i < n; ++i) {
+            T s = (i == j) ? T(static_cast<double>(n)) : T(0);
+            for (int64_t k = 0; k < n; ++k) s += b[i + k * n] * conj_(b[j + k * n]);
+            a(i, j) = s;
+        }
+    }
+    Matrix<T> f = a;
+    Outcome out;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_POTRF, .uplo = uplo, .n = n}, {inout(kSlotA, f)}, &out));
+    const bool untouched = triangle_kept(a, f, uplo, false) && out.padding_kept;
+    double err = 0, norm = 0;
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < n; ++i) {
+            T s = 0;  // (L L^H)(i,j) or (U^H U)(i,j)
+            for (int64_t k = 0; k <= std::min(i, j); ++k) {
+                s += uplo == 'L' ? f(i, k) * conj_(f(j, k)) : conj_(f(k, i)) * f(k, j);
+            }
+            err = std::max<double>(err, std::abs(s - a(i, j)));
+            norm = std::max<double>(norm, std::abs(a(i, j)));
+        }
+    }
+    const double rel = norm > 0 ? err / norm / (static_cast<double>(n) * Traits<T>::eps) : 0;
+    report(out.info == 0 && untouched && rel < 10,
+           format("%cpotrf %c n=%lld: info=%d, other triangle and padding untouched=%d, "
+                  "|A - LL^H|/(|A| n eps)=%.3g",
+                  Traits<T>::name, uplo, static_cast<long long>(n), out.info, untouched, rel));
+}
+
+// A's leading minor of order `order` is not positive definite: zero but for a diagonal of 4, and
+// -1 at `order`.
+template <typename T>
+void make_indefinite_at(Matrix<T>& a, int64_t order) {
+    for (int64_t j = 0; j < a.cols; ++j) {
+        for (int64_t i = 0; i < a.rows; ++i) a(i, j) = T(i == j ? 4 : 0);
+    }
+    a(order - 1, order - 1) = T(-1);
+}
+
+template <typename T>
+void potrf_not_positive_definite() {
+    Matrix<T> a(40, 40);
+    make_indefinite_at(a, 7);
+    Outcome out;
+    CHECK_STATUS(
+        stage<T>({.kind = GPUSHIM_POTRF, .uplo = 'L', .n = a.rows}, {inout(kSlotA, a)}, &out));
+    report(out.info == 7, format("%cpotrf not positive definite at 7: info=%d (LAPACK: 7)",
+                                 Traits<T>::name, out.info));
+}
+
+template <typename T>
+void getrf_case(int64_t m, int64_t n, bool zero_column_4 = false) {
+    Random g(static_cast<uint64_t>(m * 131 + n));
+    const int64_t k = std::min(m, n);
+    Matrix<T> a(m, n, 2);
+    for (auto& x : a.v) x = g.next<T>();  // the padding rows too
+    if (zero_column_4) {
+        for (int64_t i = 0; i < m; ++i) a(i, 3) = T(0);
+    }
+    Matrix<T> f = a;
+    std::vector<int64_t> ipiv(static_cast<size_t>(k), -1);
+    Outcome out;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_GETRF, .m = m, .n = n},
+                          {inout(kSlotA, f), inout(kSlotIpiv, ipiv)}, &out));
+    const bool one_based = pivots_in_range(ipiv, m);
+    // The interchanges (1-based, in order) applied to the original A must give L U.
+    Matrix<T> pa = a;
+    for (int64_t i = 0; i < k && one_based; ++i) {
+        if (ipiv[i] - 1 == i) continue;
+        for (int64_t j = 0; j < n; ++j) std::swap(pa(i, j), pa(ipiv[i] - 1, j));
+    }
+    double err = 0, norm = 0;
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < m; ++i) {
+            T s = 0;
+            for (int64_t p = 0; p <= std::min<int64_t>({i, j, k - 1}); ++p) {
+                const T l = p == i ? T(1) : f(i, p);
+                s += l * f(p, j);
+            }
+            err = std::max<double>(err, std::abs(s - pa(i, j)));
+            norm = std::max<double>(norm, std::abs(a(i, j)));
+        }
+    }
+    const double rel = err / norm / (static_cast<double>(std::max(m, n)) * Traits<T>::eps);
+    const int want = zero_column_4 ? 4 : 0;
+    report(out.info == want && one_based && out.padding_kept && rel < 10,
+           format("%cgetrf m=%lld n=%lld%s: info=%d (want %d), pivots 1-based and in range=%d, "
+                  "padding untouched=%d, |PA - LU|/(|A| n eps)=%.3g, ipiv[0..2]=%lld %lld %lld",
+                  Traits<T>::name, static_cast<long long>(m), static_cast<long long>(n),
+                  zero_column_4 ? " (column 4 zero)" : "", out.info, want, one_based,
+                  out.padding_kept, rel, static_cast<long long>(ipiv[0]),
+                  static_cast<long long>(ipiv[1]), static_cast<long long>(ipiv[2])));
+}
+
+template <typename T>
+void getrf_classic_3x3() {
+    Matrix<T> a(3, 3);
+    a.v = {T(1), T(4), T(7), T(2), T(5), T(8), T(3), T(6), T(10)};
+    std::vector<int64_t> ipiv(3, -1);
+    Outcome out;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_GETRF, .m = 3, .n = 3},
+                          {inout(kSlotA, a), inout(kSlotIpiv, ipiv)}, &out));
+    report(out.info == 0 && ipiv[0] == 3 && ipiv[1] == 3 && ipiv[2] == 3,
+           format("%cgetrf [1 2 3; 4 5 6; 7 8 10]: info=%d, ipiv = %lld %lld %lld (LAPACK "
+                  "1-based: 3 3 3; 0-based would be 2 2 2)",
+                  Traits<T>::name, out.info, static_cast<long long>(ipiv[0]),
+                  static_cast<long long>(ipiv[1]), static_cast<long long>(ipiv[2])));
+}
+
+// ---- large cases: matrix-vector residuals (O(n^2) on the host) ------------------------------
+
+template <typename T>
+void potrf_large(char uplo, int64_t n) {
+    Random g(static_cast<uint64_t>(n * 7 + uplo));
+    // Hermitian, diagonally dominant: |a_ij| < sqrt(2) off the diagonal, a_ii = 2n.
+    Matrix<T> a(n, n, 3);
+    for (int64_t j = 0; j < n; ++j) {
+        a(j, j) = T(2.0 * static_cast<double>(n));
+        for (int64_t i = j + 1; i < n; ++i) {
+            const T r = g.next<T>();
+            a(i, j) = r;
+            a(j, i) = conj_(r);
+        }
+    }
+    Matrix<T> f = a;
+    Outcome out;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_POTRF, .uplo = uplo, .n = n}, {inout(kSlotA, f)}, &out));
+    const bool untouched = triangle_kept(a, f, uplo, false) && out.padding_kept;
+    std::vector<T> x(static_cast<size_t>(n)), w(x.size(), T(0)), y(x.size(), T(0));
+    for (auto& v : x) v = g.next<T>();
+    double norm_a = 0;
+    const std::vector<T> z = times(a, x, &norm_a);
+    if (uplo == 'L') {  // y = L (L^H x)
+        for (int64_t k = 0; k < n; ++k) {
+            for (int64_t i = k; i < n; ++i) w[k] += conj_(f(i, k)) * x[i];
+        }
+        for (int64_t k = 0; k < n; ++k) {
+            for (int64_t i = k; i < n; ++i) y[i] += f(i, k) * w[k];
+        }
+    } else {  // y = U^H (U x)
+        for (int64_t k = 0; k < n; ++k) {
+            for (int64_t i = 0; i <= k; ++i) w[i] += f(i, k) * x[k];
+        }
+        for (int64_t k = 0; k < n; ++k) {
+            for (int64_t i = 0; i <= k; ++i) y[k] += conj_(f(i, k)) * w[i];
+        }
+    }
+    const double rel = normwise(y, z, norm_a, max_abs(x), n);
+    report(out.info == 0 && untouched && rel < 10,
+           format("%cpotrf %c n=%lld (large): info=%d, untouched=%d, "
+                  "|Ax - LL^H x|/(|A| |x| n eps)=%.3g, %.3f s",
+                  Traits<T>::name, uplo, static_cast<long long>(n), out.info, untouched, rel,
+                  out.seconds));
+}
+
+template <typename T>
+void getrf_large(int64_t m, int64_t n) {
+    Random g(static_cast<uint64_t>(m * 17 + n));
+    const int64_t k = std::min(m, n);
+    Matrix<T> a(m, n, 2);
+    for (auto& v : a.v) v = g.next<T>();
+    Matrix<T> f = a;
+    std::vector<int64_t> ipiv(static_cast<size_t>(k), -1);
+    Outcome out;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_GETRF, .m = m, .n = n},
+                          {inout(kSlotA, f), inout(kSlotIpiv, ipiv)}, &out));
+    const bool one_based = pivots_in_range(ipiv, m);
+    std::vector<T> x(static_cast<size_t>(n)), w(static_cast<size_t>(k), T(0)),
+        y(static_cast<size_t>(m), T(0));
+    for (auto& v : x) v = g.next<T>();
+    double norm_a = 0;
+    std::vector<T> z = times(a, x, &norm_a);
+    for (int64_t i = 0; i < k && one_based; ++i) std::swap(z[i], z[ipiv[i] - 1]);  // P A x
+    for (int64_t j = 0; j < n; ++j) {  // w = U x (U: k x n, upper)
+        for (int64_t i = 0; i <= std::min(j, k - 1); ++i) w[i] += f(i, j) * x[j];
+    }
+    for (int64_t p = 0; p < k; ++p) {  // y = L w (L: m x k, unit lower)
+        y[p] += w[p];
+        for (int64_t i = p + 1; i < m; ++i) y[i] += f(i, p) * w[p];
+    }
+    const double rel = normwise(y, z, norm_a, max_abs(x), std::max(m, n));
+    report(out.info == 0 && one_based && out.padding_kept && rel < 10,
+           format("%cgetrf m=%lld n=%lld (large): info=%d, pivots 1-based and in range=%d, "
+                  "padding untouched=%d, |PAx - LUx|/(|A| |x| n eps)=%.3g, %.3f s",
+                  Traits<T>::name, static_cast<long long>(m), static_cast<long long>(n), out.info,
+                  one_based, out.padding_kept, rel, out.seconds));
+}
+
+// ---- test matrices ----------------------------------------------------------------------------
 
 // A random unitary (orthogonal) n x n matrix: a product of Householder reflections.
 template <typename W>
@@ -749,6 +874,33 @@ Matrix<Wide<T>> hermitian_from(const Matrix<T>& m, char uplo) {
     return h;
 }
 
+// The uplo triangle of `full` (Hermitian), junk in the other one, padding rows below.
+template <typename T, typename W>
+Matrix<T> stored_triangle(const Matrix<W>& full, char uplo, int64_t pad) {
+    const int64_t n = full.rows;
+    Matrix<T> a(n, n, pad);
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < n; ++i) {
+            const bool stored = uplo == 'L' ? i >= j : i <= j;
+            a(i, j) = i == j ? T(std::real(full(i, i)))
+                             : (stored ? static_cast<T>(full(i, j)) : T(kJunk));
+        }
+    }
+    return a;
+}
+
+// Q diag(lambda) Q^H with a random unitary Q and known eigenvalues lambda, ascending and spaced
+// 3/n from -1: its uplo triangle (junk in the other one, which the plugin must not read).
+template <typename T>
+Matrix<T> known_spectrum(int64_t n, char uplo, Random& g, std::vector<double>* lambda) {
+    using W = Wide<T>;
+    lambda->resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i)
+        (*lambda)[i] = -1.0 + 3.0 * static_cast<double>(i) / static_cast<double>(n);
+    const Matrix<W> q = random_unitary<W>(n, g);
+    return stored_triangle<T>(multiply(scale_columns(q, *lambda), apply_op(q, 'C')), uplo, 3);
+}
+
 // The triangular matrix that the uplo triangle of `m` holds (a unit diagonal for diag 'U').
 template <typename T>
 Matrix<Wide<T>> triangle_of(const Matrix<T>& m, char uplo, char diag) {
@@ -783,19 +935,9 @@ Matrix<T> triangular_matrix(int64_t n, int64_t pad, char uplo, char diag, Random
     return a;
 }
 
-template <typename T>
-gpushim_lapack_op lapack_op(gpushim_lapack_kind kind) {
-    gpushim_lapack_op op{};
-    op.kind = kind;
-    op.precision = Traits<T>::precision;
-    return op;
-}
-
-std::string shape(int64_t m, int64_t n) {
-    return format("%lldx%lld", static_cast<long long>(m), static_cast<long long>(n));
-}
-
 // ---- the CPU LAPACK, for reference values (when the check finds one) ---------------------------
+
+void* resolve_cpu_symbol(const char* name);  // the host services, below
 
 constexpr size_t kFlagLength = 1;  // the hidden length of a CHARACTER*1 argument
 
@@ -808,6 +950,18 @@ bool call_cpu(const char* name, Args... args) {
     return true;
 }
 
+// `routine(work, lwork)` first as the workspace query (lwork -1), then with the workspace it
+// asked for; false without a CPU LAPACK.
+template <typename T, typename Routine>
+bool with_workspace(Routine routine) {
+    T query{};
+    const int32_t ask = -1;
+    if (!routine(&query, &ask)) return false;
+    const int32_t lwork = std::max<int32_t>(1, static_cast<int32_t>(std::real(query)));
+    std::vector<T> work(static_cast<size_t>(lwork));
+    return routine(work.data(), &lwork);
+}
+
 // The eigenvalues of the Hermitian matrix in the uplo triangle of `a`, by the CPU's
 // ?syev/?heev (QR iteration, not SYEVD's divide and conquer); false without a CPU LAPACK.
 template <typename T>
@@ -818,21 +972,16 @@ bool cpu_eigenvalues(Matrix<T> a, char uplo, std::vector<Real<T>>* w) {
     w->assign(static_cast<size_t>(n), 0);
     std::vector<Real<T>> rwork(static_cast<size_t>(std::max<Int>(1, 3 * n - 2)));
     Int info = 0;
-    const auto syev = [&](T* work, const Int* lwork) {
-        if constexpr (std::is_floating_point_v<T>) {
-            return call_cpu<T>("syev", &jobz, &uplo, &n, a.v.data(), &lda, w->data(), work, lwork,
-                               &info, kFlagLength, kFlagLength);
-        } else {
-            return call_cpu<T>("heev", &jobz, &uplo, &n, a.v.data(), &lda, w->data(), work, lwork,
-                               rwork.data(), &info, kFlagLength, kFlagLength);
-        }
-    };
-    T query{};
-    const Int ask = -1;
-    if (!syev(&query, &ask)) return false;
-    const Int lwork = std::max<Int>(1, static_cast<Int>(std::real(query)));
-    std::vector<T> work(static_cast<size_t>(lwork));
-    return syev(work.data(), &lwork) && info == 0;
+    return with_workspace<T>([&](T* work, const Int* lwork) {
+               if constexpr (std::is_floating_point_v<T>) {
+                   return call_cpu<T>("syev", &jobz, &uplo, &n, a.v.data(), &lda, w->data(), work,
+                                      lwork, &info, kFlagLength, kFlagLength);
+               } else {
+                   return call_cpu<T>("heev", &jobz, &uplo, &n, a.v.data(), &lda, w->data(), work,
+                                      lwork, rwork.data(), &info, kFlagLength, kFlagLength);
+               }
+           }) &&
+           info == 0;
 }
 
 // The singular values of `a`, by the CPU's ?gesvd; false without a CPU LAPACK.
@@ -846,31 +995,128 @@ bool cpu_singular_values(Matrix<T> a, std::vector<Real<T>>* s) {
     std::vector<Real<T>> rwork(static_cast<size_t>(5 * std::max<Int>(1, std::min(m, n))));
     T unused{};
     Int info = 0;
-    const auto gesvd = [&](T* work, const Int* lwork) {
-        if constexpr (std::is_floating_point_v<T>) {
-            return call_cpu<T>("gesvd", &job, &job, &m, &n, a.v.data(), &lda, s->data(), &unused,
-                               &one, &unused, &one, work, lwork, &info, kFlagLength, kFlagLength);
-        } else {
-            return call_cpu<T>("gesvd", &job, &job, &m, &n, a.v.data(), &lda, s->data(), &unused,
-                               &one, &unused, &one, work, lwork, rwork.data(), &info, kFlagLength,
-                               kFlagLength);
-        }
-    };
-    T query{};
-    const Int ask = -1;
-    if (!gesvd(&query, &ask)) return false;
-    const Int lwork = std::max<Int>(1, static_cast<Int>(std::real(query)));
-    std::vector<T> work(static_cast<size_t>(lwork));
-    return gesvd(work.data(), &lwork) && info == 0;
+    return with_workspace<T>([&](T* work, const Int* lwork) {
+               if constexpr (std::is_floating_point_v<T>) {
+                   return call_cpu<T>("gesvd", &job, &job, &m, &n, a.v.data(), &lda, s->data(),
+                                      &unused, &one, &unused, &one, work, lwork, &info, kFlagLength,
+                                      kFlagLength);
+               } else {
+                   return call_cpu<T>("gesvd", &job, &job, &m, &n, a.v.data(), &lda, s->data(),
+                                      &unused, &one, &unused, &one, work, lwork, rwork.data(),
+                                      &info, kFlagLength, kFlagLength);
+               }
+           }) &&
+           info == 0;
 }
 
-// max |x_i - y_i|
-template <typename R>
-double max_difference(const std::vector<R>& x, const std::vector<double>& y) {
-    double d = 0;
-    for (size_t i = 0; i < x.size(); ++i)
-        d = std::max(d, std::abs(static_cast<double>(x[i]) - y[i]));
-    return d;
+// The generalized eigenvalues of (A, B) by the CPU's ?sygv/?hegv (QR iteration); false
+// without a CPU LAPACK.
+template <typename T>
+bool cpu_generalized_eigenvalues(int64_t itype, Matrix<T> a, Matrix<T> b, char uplo,
+                                 std::vector<Real<T>>* w) {
+    using Int = int32_t;
+    const Int type = static_cast<Int>(itype), n = static_cast<Int>(a.rows),
+              lda = static_cast<Int>(a.ld), ldb = static_cast<Int>(b.ld);
+    const char jobz = 'N';
+    w->assign(static_cast<size_t>(n), 0);
+    std::vector<Real<T>> rwork(static_cast<size_t>(std::max<Int>(1, 3 * n - 2)));
+    Int info = 0;
+    return with_workspace<T>([&](T* work, const Int* lwork) {
+               if constexpr (std::is_floating_point_v<T>) {
+                   return call_cpu<T>("sygv", &type, &jobz, &uplo, &n, a.v.data(), &lda, b.v.data(),
+                                      &ldb, w->data(), work, lwork, &info, kFlagLength,
+                                      kFlagLength);
+               } else {
+                   return call_cpu<T>("hegv", &type, &jobz, &uplo, &n, a.v.data(), &lda, b.v.data(),
+                                      &ldb, w->data(), work, lwork, rwork.data(), &info,
+                                      kFlagLength, kFlagLength);
+               }
+           }) &&
+           info == 0;
+}
+
+// The eigenvalues of a general matrix by the CPU's ?geev (no vectors), as complex numbers;
+// false without a CPU LAPACK.
+template <typename T>
+bool cpu_general_eigenvalues(Matrix<T> a, std::vector<std::complex<double>>* values) {
+    using Int = int32_t;
+    using R = Real<T>;
+    const Int n = static_cast<Int>(a.rows), lda = static_cast<Int>(a.ld), one = 1;
+    const char job = 'N';
+    std::vector<R> wr(static_cast<size_t>(std::max<Int>(1, n))), wi(wr.size()),
+        rwork(2 * wr.size());
+    std::vector<T> w(wr.size());
+    T unused{};
+    Int info = 0;
+    const bool ran = with_workspace<T>([&](T* work, const Int* lwork) {
+        if constexpr (std::is_floating_point_v<T>) {
+            return call_cpu<T>("geev", &job, &job, &n, a.v.data(), &lda, wr.data(), wi.data(),
+                               &unused, &one, &unused, &one, work, lwork, &info, kFlagLength,
+                               kFlagLength);
+        } else {
+            return call_cpu<T>("geev", &job, &job, &n, a.v.data(), &lda, w.data(), &unused, &one,
+                               &unused, &one, work, lwork, rwork.data(), &info, kFlagLength,
+                               kFlagLength);
+        }
+    });
+    if (!ran || info != 0) return false;
+    values->clear();
+    for (Int i = 0; i < n; ++i) {
+        if constexpr (std::is_floating_point_v<T>) {
+            values->emplace_back(wr[i], wi[i]);
+        } else {
+            values->emplace_back(w[i]);
+        }
+    }
+    return true;
+}
+
+// x and the residual norms of ?gels on the CPU; false without a CPU LAPACK.
+template <typename T>
+bool cpu_gels(Matrix<T> a, Matrix<T>* b) {
+    using Int = int32_t;
+    const Int m = static_cast<Int>(a.rows), n = static_cast<Int>(a.cols),
+              nrhs = static_cast<Int>(b->cols), lda = static_cast<Int>(a.ld),
+              ldb = static_cast<Int>(b->ld);
+    const char trans = 'N';
+    Int info = 0;
+    return with_workspace<T>([&](T* work, const Int* lwork) {
+               return call_cpu<T>("gels", &trans, &m, &n, &nrhs, a.v.data(), &lda, b->v.data(),
+                                  &ldb, work, lwork, &info, kFlagLength);
+           }) &&
+           info == 0;
+}
+
+// x, s and the rank of ?gelsd on the CPU; false without a CPU LAPACK.
+template <typename T>
+bool cpu_gelsd(Matrix<T> a, Matrix<T>* b, double rcond, std::vector<Real<T>>* s, int* rank) {
+    using Int = int32_t;
+    using R = Real<T>;
+    const Int m = static_cast<Int>(a.rows), n = static_cast<Int>(a.cols),
+              nrhs = static_cast<Int>(b->cols), lda = static_cast<Int>(a.ld),
+              ldb = static_cast<Int>(b->ld);
+    const R r = static_cast<R>(rcond);
+    Int info = 0, found = 0;
+    s->assign(static_cast<size_t>(std::min(m, n)), 0);
+    // The workspace query also answers RWORK's and IWORK's sizes, in their first elements.
+    std::vector<R> rwork(1);
+    std::vector<Int> iwork(1);
+    const bool ran = with_workspace<T>([&](T* work, const Int* lwork) {
+        if (*lwork != -1) {
+            rwork.resize(static_cast<size_t>(std::max<Int>(1, static_cast<Int>(rwork[0]))));
+            iwork.resize(static_cast<size_t>(std::max<Int>(1, iwork[0])));
+        }
+        if constexpr (std::is_floating_point_v<T>) {
+            return call_cpu<T>("gelsd", &m, &n, &nrhs, a.v.data(), &lda, b->v.data(), &ldb,
+                               s->data(), &r, &found, work, lwork, iwork.data(), &info);
+        } else {
+            return call_cpu<T>("gelsd", &m, &n, &nrhs, a.v.data(), &lda, b->v.data(), &ldb,
+                               s->data(), &r, &found, work, lwork, rwork.data(), iwork.data(),
+                               &info);
+        }
+    });
+    *rank = found;
+    return ran && info == 0;
 }
 
 // A check of the plugin's values against the CPU's: its text, and whether it passed (true
@@ -885,49 +1131,35 @@ std::pair<bool, std::string> against_cpu(bool found, const std::vector<R>& value
     return {r < kBound, format("%s=%.3g", label, r)};
 }
 
+// ---- the other kinds, against what they mean ---------------------------------------------------
+//
+// Each check builds its inputs on the host, runs one operation on the plugin, and measures the
+// result against what the operation means.
+
 // ---- LU: GETRS, GESV, GETRI ------------------------------------------------------------------
 
 template <typename T>
 int plugin_getrf(Matrix<T>& f, std::vector<int64_t>& ipiv) {
-    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_GETRF);
-    op.m = f.rows;
-    op.n = f.cols;
-    op.lda = f.ld;
-    int info = 0;
-    const int s = run(op, {operand(kSlotA, f), operand(kSlotIpiv, ipiv)}, &info);
-    return s != 0 ? s : (info == 0 ? 0 : -1000 - info);
+    return factor<T>({.kind = GPUSHIM_GETRF, .m = f.rows, .n = f.cols},
+                     {inout(kSlotA, f), inout(kSlotIpiv, ipiv)});
 }
 
 template <typename T>
 void getrs_case(char trans, int64_t n, int64_t nrhs) {
     Random g(static_cast<uint64_t>(n * 7 + nrhs + trans));
     const Matrix<T> a = random_matrix<T>(n, n, 3, g), b = random_matrix<T>(n, nrhs, 2, g);
-    Matrix<T> f = a;
+    Matrix<T> f = a, x = b;
     std::vector<int64_t> ipiv(static_cast<size_t>(n), -1);
     CHECK_STATUS(plugin_getrf(f, ipiv));
-    const Matrix<T> f_in = f;
-    const std::vector<int64_t> ipiv_in = ipiv;
-    Matrix<T> x = b;
-    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_GETRS);
-    op.trans = trans;
-    op.n = n;
-    op.nrhs = nrhs;
-    op.lda = f.ld;
-    op.ldb = x.ld;
-    int info = 0;
-    CHECK_STATUS(
-        run(op, {operand(kSlotA, f), operand(kSlotIpiv, ipiv), operand(kSlotB, x)}, &info));
-    const auto op_a = apply_op(widen(a), trans);
-    const auto wx = widen(x);
-    const double r =
-        ratio(distance1(multiply(op_a, wx), widen(b)), norm1(op_a) * norm1(wx), n, Traits<T>::eps);
-    const bool read_only = f.v == f_in.v && ipiv == ipiv_in;
-    const bool padding = padding_kept(b, x);
-    report(info == 0 && read_only && padding && r < kBound,
+    Outcome out;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_GETRS, .trans = trans, .n = n, .nrhs = nrhs},
+                          {in(kSlotA, f), in(kSlotIpiv, ipiv), inout(kSlotB, x)}, &out));
+    const double r = solve_ratio(apply_op(widen(a), trans), x, b);
+    report(out.info == 0 && out.unchanged && out.padding_kept && r < kBound,
            format("%cgetrs trans=%c n=%lld nrhs=%lld: info=%d, a and ipiv unchanged=%d, padding "
                   "kept=%d, |op(A)X - B|/(|A||X| n eps)=%.3g",
                   Traits<T>::name, trans, static_cast<long long>(n), static_cast<long long>(nrhs),
-                  info, read_only, padding, r));
+                  out.info, out.unchanged, out.padding_kept, r));
 }
 
 // zero_column: that column (1-based) of A is zero, so GETRF's INFO is that column.
@@ -941,35 +1173,25 @@ void gesv_case(int64_t n, int64_t nrhs, int64_t zero_column = 0) {
     const Matrix<T> b = random_matrix<T>(n, nrhs, 1, g);
     Matrix<T> f = a, x = b;
     std::vector<int64_t> ipiv(static_cast<size_t>(n), -1);
-    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_GESV);
-    op.n = n;
-    op.nrhs = nrhs;
-    op.lda = f.ld;
-    op.ldb = x.ld;
-    int info = 0;
-    CHECK_STATUS(
-        run(op, {operand(kSlotA, f), operand(kSlotIpiv, ipiv), operand(kSlotB, x)}, &info));
-    bool pivots = true;
-    for (int64_t i = 0; i < n; ++i) pivots = pivots && ipiv[i] >= i + 1 && ipiv[i] <= n;
-    const bool padding = padding_kept(a, f) && padding_kept(b, x);
+    Outcome out;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_GESV, .n = n, .nrhs = nrhs},
+                          {inout(kSlotA, f), inout(kSlotIpiv, ipiv), inout(kSlotB, x)}, &out));
+    const bool pivots = pivots_in_range(ipiv, n);
     if (zero_column > 0) {  // b holds no solution: LAPACK's INFO is what counts
         report(
-            info == zero_column && pivots && padding,
+            out.info == zero_column && pivots && out.padding_kept,
             format("%cgesv n=%lld, column %lld zero: info=%d (want %lld, as GETRF), pivots in "
                    "range=%d, padding kept=%d",
                    Traits<T>::name, static_cast<long long>(n), static_cast<long long>(zero_column),
-                   info, static_cast<long long>(zero_column), pivots, padding));
+                   out.info, static_cast<long long>(zero_column), pivots, out.padding_kept));
         return;
     }
-    const auto wa = widen(a);
-    const auto wx = widen(x);
-    const double r =
-        ratio(distance1(multiply(wa, wx), widen(b)), norm1(wa) * norm1(wx), n, Traits<T>::eps);
-    report(info == 0 && pivots && padding && r < kBound,
+    const double r = solve_ratio(widen(a), x, b);
+    report(out.info == 0 && pivots && out.padding_kept && r < kBound,
            format("%cgesv n=%lld nrhs=%lld: info=%d, pivots in range=%d, padding kept=%d, "
                   "|AX - B|/(|A||X| n eps)=%.3g",
-                  Traits<T>::name, static_cast<long long>(n), static_cast<long long>(nrhs), info,
-                  pivots, padding, r));
+                  Traits<T>::name, static_cast<long long>(n), static_cast<long long>(nrhs),
+                  out.info, pivots, out.padding_kept, r));
 }
 
 template <typename T>
@@ -979,63 +1201,39 @@ void getri_case(int64_t n) {
     Matrix<T> f = a;
     std::vector<int64_t> ipiv(static_cast<size_t>(n), -1);
     CHECK_STATUS(plugin_getrf(f, ipiv));
-    const std::vector<int64_t> ipiv_in = ipiv;
-    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_GETRI);
-    op.n = n;
-    op.lda = f.ld;
-    int info = 0;
-    CHECK_STATUS(run(op, {operand(kSlotA, f), operand(kSlotIpiv, ipiv)}, &info));
-    const auto wa = widen(a);
-    const auto inverse = widen(f);
-    const double r = ratio(identity_distance(multiply(wa, inverse)), norm1(wa) * norm1(inverse), n,
-                           Traits<T>::eps);
-    const bool padding = padding_kept(a, f);
-    report(info == 0 && ipiv == ipiv_in && padding && r < kBound,
+    Outcome out;
+    CHECK_STATUS(
+        stage<T>({.kind = GPUSHIM_GETRI, .n = n}, {inout(kSlotA, f), in(kSlotIpiv, ipiv)}, &out));
+    const double r = inverse_ratio(widen(a), widen(f), Traits<T>::eps);
+    report(out.info == 0 && out.unchanged && out.padding_kept && r < kBound,
            format("%cgetri n=%lld: info=%d, ipiv unchanged=%d, padding kept=%d, "
                   "|A inv(A) - I|/(|A||inv(A)| n eps)=%.3g",
-                  Traits<T>::name, static_cast<long long>(n), info, ipiv == ipiv_in, padding, r));
+                  Traits<T>::name, static_cast<long long>(n), out.info, out.unchanged,
+                  out.padding_kept, r));
 }
 
 // ---- Cholesky: POTRS, POSV, POTRI -------------------------------------------------------------
 
 template <typename T>
 int plugin_potrf(Matrix<T>& f, char uplo) {
-    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_POTRF);
-    op.uplo = uplo;
-    op.n = f.rows;
-    op.lda = f.ld;
-    int info = 0;
-    const int s = run(op, {operand(kSlotA, f)}, &info);
-    return s != 0 ? s : (info == 0 ? 0 : -1000 - info);
+    return factor<T>({.kind = GPUSHIM_POTRF, .uplo = uplo, .n = f.rows}, {inout(kSlotA, f)});
 }
 
 template <typename T>
 void potrs_case(char uplo, int64_t n, int64_t nrhs) {
     Random g(static_cast<uint64_t>(n * 17 + uplo));
     const Matrix<T> a = hpd_matrix<T>(n, 3, g), b = random_matrix<T>(n, nrhs, 2, g);
-    Matrix<T> f = a;
+    Matrix<T> f = a, x = b;
     CHECK_STATUS(plugin_potrf(f, uplo));
-    const Matrix<T> f_in = f;
-    Matrix<T> x = b;
-    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_POTRS);
-    op.uplo = uplo;
-    op.n = n;
-    op.nrhs = nrhs;
-    op.lda = f.ld;
-    op.ldb = x.ld;
-    int info = 0;
-    CHECK_STATUS(run(op, {operand(kSlotA, f), operand(kSlotB, x)}, &info));
-    const auto wa = widen(a);
-    const auto wx = widen(x);
-    const double r =
-        ratio(distance1(multiply(wa, wx), widen(b)), norm1(wa) * norm1(wx), n, Traits<T>::eps);
-    const bool read_only = f.v == f_in.v;
-    const bool padding = padding_kept(b, x);
-    report(info == 0 && read_only && padding && r < kBound,
+    Outcome out;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_POTRS, .uplo = uplo, .n = n, .nrhs = nrhs},
+                          {in(kSlotA, f), inout(kSlotB, x)}, &out));
+    const double r = solve_ratio(widen(a), x, b);
+    report(out.info == 0 && out.unchanged && out.padding_kept && r < kBound,
            format("%cpotrs %c n=%lld nrhs=%lld: info=%d, a unchanged=%d, padding kept=%d, "
                   "|AX - B|/(|A||X| n eps)=%.3g",
                   Traits<T>::name, uplo, static_cast<long long>(n), static_cast<long long>(nrhs),
-                  info, read_only, padding, r));
+                  out.info, out.unchanged, out.padding_kept, r));
 }
 
 // not_positive_definite: A's leading minor of order 7 is not, so POTRF's INFO is 7.
@@ -1043,39 +1241,26 @@ template <typename T>
 void posv_case(char uplo, int64_t n, int64_t nrhs, bool not_positive_definite = false) {
     Random g(static_cast<uint64_t>(n * 19 + uplo));
     Matrix<T> a = hpd_matrix<T>(n, 2, g);
-    if (not_positive_definite) {
-        for (int64_t j = 0; j < n; ++j) {
-            for (int64_t i = 0; i < n; ++i) a(i, j) = T(i == j ? 4 : 0);
-        }
-        a(6, 6) = T(-1);
-    }
+    if (not_positive_definite) make_indefinite_at(a, 7);
     const Matrix<T> b = random_matrix<T>(n, nrhs, 3, g);
     Matrix<T> f = a, x = b;
-    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_POSV);
-    op.uplo = uplo;
-    op.n = n;
-    op.nrhs = nrhs;
-    op.lda = f.ld;
-    op.ldb = x.ld;
-    int info = 0;
-    CHECK_STATUS(run(op, {operand(kSlotA, f), operand(kSlotB, x)}, &info));
-    const bool kept = triangle_kept(a, f, uplo, false) && padding_kept(a, f) && padding_kept(b, x);
+    Outcome out;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_POSV, .uplo = uplo, .n = n, .nrhs = nrhs},
+                          {inout(kSlotA, f), inout(kSlotB, x)}, &out));
+    const bool kept = triangle_kept(a, f, uplo, false) && out.padding_kept;
     if (not_positive_definite) {
-        report(info == 7 && kept,
+        report(out.info == 7 && kept,
                format("%cposv %c n=%lld, not positive definite at 7: info=%d (want 7, as POTRF), "
                       "other triangle and padding kept=%d",
-                      Traits<T>::name, uplo, static_cast<long long>(n), info, kept));
+                      Traits<T>::name, uplo, static_cast<long long>(n), out.info, kept));
         return;
     }
-    const auto wa = widen(a);
-    const auto wx = widen(x);
-    const double r =
-        ratio(distance1(multiply(wa, wx), widen(b)), norm1(wa) * norm1(wx), n, Traits<T>::eps);
-    report(info == 0 && kept && r < kBound,
+    const double r = solve_ratio(widen(a), x, b);
+    report(out.info == 0 && kept && r < kBound,
            format("%cposv %c n=%lld nrhs=%lld: info=%d, other triangle and padding kept=%d, "
                   "|AX - B|/(|A||X| n eps)=%.3g",
                   Traits<T>::name, uplo, static_cast<long long>(n), static_cast<long long>(nrhs),
-                  info, kept, r));
+                  out.info, kept, r));
 }
 
 template <typename T>
@@ -1084,21 +1269,14 @@ void potri_case(char uplo, int64_t n) {
     const Matrix<T> a = hpd_matrix<T>(n, 2, g);
     Matrix<T> f = a;
     CHECK_STATUS(plugin_potrf(f, uplo));
-    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_POTRI);
-    op.uplo = uplo;
-    op.n = n;
-    op.lda = f.ld;
-    int info = 0;
-    CHECK_STATUS(run(op, {operand(kSlotA, f)}, &info));
-    const auto wa = widen(a);
-    const auto inverse = hermitian_from(f, uplo);
-    const double r = ratio(identity_distance(multiply(wa, inverse)), norm1(wa) * norm1(inverse), n,
-                           Traits<T>::eps);
-    const bool kept = triangle_kept(a, f, uplo, false) && padding_kept(a, f);
-    report(info == 0 && kept && r < kBound,
+    Outcome out;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_POTRI, .uplo = uplo, .n = n}, {inout(kSlotA, f)}, &out));
+    const double r = inverse_ratio(widen(a), hermitian_from(f, uplo), Traits<T>::eps);
+    const bool kept = triangle_kept(a, f, uplo, false) && out.padding_kept;
+    report(out.info == 0 && kept && r < kBound,
            format("%cpotri %c n=%lld: info=%d, other triangle and padding kept=%d, "
                   "|A inv(A) - I|/(|A||inv(A)| n eps)=%.3g",
-                  Traits<T>::name, uplo, static_cast<long long>(n), info, kept, r));
+                  Traits<T>::name, uplo, static_cast<long long>(n), out.info, kept, r));
 }
 
 // ---- triangular: TRTRS, TRTRI -----------------------------------------------------------------
@@ -1109,26 +1287,17 @@ void trtrs_case(char uplo, char trans, char diag, int64_t n, int64_t nrhs) {
     const Matrix<T> a = triangular_matrix<T>(n, 2, uplo, diag, g);
     const Matrix<T> b = random_matrix<T>(n, nrhs, 3, g);
     Matrix<T> f = a, x = b;
-    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_TRTRS);
-    op.uplo = uplo;
-    op.trans = trans;
-    op.diag = diag;
-    op.n = n;
-    op.nrhs = nrhs;
-    op.lda = f.ld;
-    op.ldb = x.ld;
-    int info = 0;
-    CHECK_STATUS(run(op, {operand(kSlotA, f), operand(kSlotB, x)}, &info));
-    const auto op_t = apply_op(triangle_of(a, uplo, diag), trans);
-    const auto wx = widen(x);
-    const double r =
-        ratio(distance1(multiply(op_t, wx), widen(b)), norm1(op_t) * norm1(wx), n, Traits<T>::eps);
-    const bool kept = f.v == a.v && padding_kept(b, x);
-    report(info == 0 && kept && r < kBound,
+    Outcome out;
+    CHECK_STATUS(stage<T>(
+        {.kind = GPUSHIM_TRTRS, .uplo = uplo, .trans = trans, .diag = diag, .n = n, .nrhs = nrhs},
+        {in(kSlotA, f), inout(kSlotB, x)}, &out));
+    const double r = solve_ratio(apply_op(triangle_of(a, uplo, diag), trans), x, b);
+    const bool kept = out.unchanged && out.padding_kept;
+    report(out.info == 0 && kept && r < kBound,
            format("%ctrtrs %c%c%c n=%lld nrhs=%lld: info=%d, a and padding unchanged=%d, "
                   "|op(A)X - B|/(|A||X| n eps)=%.3g",
                   Traits<T>::name, uplo, trans, diag, static_cast<long long>(n),
-                  static_cast<long long>(nrhs), info, kept, r));
+                  static_cast<long long>(nrhs), out.info, kept, r));
 }
 
 template <typename T>
@@ -1136,38 +1305,21 @@ void trtri_case(char uplo, char diag, int64_t n) {
     Random g(static_cast<uint64_t>(n * 31 + uplo * 3 + diag));
     const Matrix<T> a = triangular_matrix<T>(n, 3, uplo, diag, g);
     Matrix<T> f = a;
-    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_TRTRI);
-    op.uplo = uplo;
-    op.diag = diag;
-    op.n = n;
-    op.lda = f.ld;
-    int info = 0;
-    CHECK_STATUS(run(op, {operand(kSlotA, f)}, &info));
-    const auto t = triangle_of(a, uplo, diag);
-    const auto inverse = triangle_of(f, uplo, diag);
-    const double r = ratio(identity_distance(multiply(t, inverse)), norm1(t) * norm1(inverse), n,
-                           Traits<T>::eps);
+    Outcome out;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_TRTRI, .uplo = uplo, .diag = diag, .n = n},
+                          {inout(kSlotA, f)}, &out));
+    const double r =
+        inverse_ratio(triangle_of(a, uplo, diag), triangle_of(f, uplo, diag), Traits<T>::eps);
     // diag 'U': the diagonal is neither read nor written.
-    const bool kept = triangle_kept(a, f, uplo, diag == 'U') && padding_kept(a, f);
-    report(info == 0 && kept && r < kBound,
+    const bool kept = triangle_kept(a, f, uplo, diag == 'U') && out.padding_kept;
+    report(out.info == 0 && kept && r < kBound,
            format("%ctrtri %c%c n=%lld: info=%d, other triangle%s and padding kept=%d, "
                   "|T inv(T) - I|/(|T||inv(T)| n eps)=%.3g",
-                  Traits<T>::name, uplo, diag, static_cast<long long>(n), info,
+                  Traits<T>::name, uplo, diag, static_cast<long long>(n), out.info,
                   diag == 'U' ? ", diagonal" : "", kept, r));
 }
 
 // ---- QR: GEQRF, ORGQR, ORMQR ------------------------------------------------------------------
-
-template <typename T>
-int plugin_geqrf(Matrix<T>& f, std::vector<T>& tau) {
-    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_GEQRF);
-    op.m = f.rows;
-    op.n = f.cols;
-    op.lda = f.ld;
-    int info = 0;
-    const int s = run(op, {operand(kSlotA, f), operand(kSlotTau, tau)}, &info);
-    return s != 0 ? s : (info == 0 ? 0 : -1000 - info);
-}
 
 // Q (m x m) = H(1) ... H(k), H(i) = I - tau(i) v v^H, v(i) = 1, v below i in column i of f.
 template <typename T>
@@ -1198,28 +1350,26 @@ template <typename T>
 void geqrf_orgqr_case(int64_t m, int64_t n, int64_t extra_columns = 0) {
     Random g(static_cast<uint64_t>(m * 37 + n));
     const int64_t k = std::min(m, n);
+    const char* const orgqr = lapack_name<T>("orgqr", "ungqr");
     const Matrix<T> a = random_matrix<T>(m, n, 3, g);
     Matrix<T> f = a;
     std::vector<T> tau(static_cast<size_t>(k), T(kJunk));
-    int info = 0;
-    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_GEQRF);
-    op.m = m;
-    op.n = n;
-    op.lda = f.ld;
-    CHECK_STATUS(run(op, {operand(kSlotA, f), operand(kSlotTau, tau)}, &info));
-    const bool geqrf_ok = info == 0 && padding_kept(a, f);
-    Matrix<T> q(m, k, 3);  // the reflectors, then Q
-    for (int64_t j = 0; j < k; ++j) {
-        for (int64_t i = 0; i < m; ++i) q(i, j) = f(i, j);
-    }
-    const Matrix<T> q_in = q;
-    const std::vector<T> tau_in = tau;
-    op = lapack_op<T>(GPUSHIM_ORGQR);
-    op.m = m;
-    op.n = k;
-    op.k = k;
-    op.lda = q.ld;
-    CHECK_STATUS(run(op, {operand(kSlotA, q), operand(kSlotTau, tau)}, &info));
+    Outcome geqrf;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_GEQRF, .m = m, .n = n},
+                          {inout(kSlotA, f), inout(kSlotTau, tau)}, &geqrf));
+    const bool geqrf_ok = geqrf.info == 0 && geqrf.padding_kept;
+    // ORGQR's a: the reflectors, in the first k of `columns` columns (random after them).
+    const auto orgqr_of = [&](Matrix<T> q, Outcome* out) {
+        for (int64_t j = 0; j < k; ++j) {
+            for (int64_t i = 0; i < m; ++i) q(i, j) = f(i, j);
+        }
+        const int status = stage<T>({.kind = GPUSHIM_ORGQR, .m = m, .n = q.cols, .k = k},
+                                    {inout(kSlotA, q), in(kSlotTau, tau)}, out);
+        return std::pair{status, q};
+    };
+    Outcome out;
+    const auto [status, q] = orgqr_of(Matrix<T>(m, k, 3), &out);
+    CHECK_STATUS(status);
     const auto wq = widen(q);
     Matrix<Wide<T>> r(k, n);  // R: the upper triangle (trapezoid) of GEQRF's output
     for (int64_t j = 0; j < n; ++j) {
@@ -1228,29 +1378,21 @@ void geqrf_orgqr_case(int64_t m, int64_t n, int64_t extra_columns = 0) {
     const auto wa = widen(a);
     const double orthogonal = ratio(orthogonality(wq), 1, m, Traits<T>::eps);
     const double factored = ratio(distance1(multiply(wq, r), wa), norm1(wa), m, Traits<T>::eps);
-    const bool kept = padding_kept(q_in, q) && tau == tau_in;
-    report(geqrf_ok && info == 0 && kept && orthogonal < kBound && factored < kBound,
-           format("%cgeqrf + %s %s: info=%d, padding kept and tau unchanged=%d, |Q^H Q - I|/(m "
-                  "eps)=%.3g, |A - QR|/(|A| m eps)=%.3g",
-                  Traits<T>::name, std::is_floating_point_v<T> ? "orgqr" : "ungqr",
-                  shape(m, n).c_str(), info, kept, orthogonal, factored));
+    const bool kept = out.padding_kept && out.unchanged;
+    report(
+        geqrf_ok && out.info == 0 && kept && orthogonal < kBound && factored < kBound,
+        format("%cgeqrf + %s %s: info=%d, padding kept and tau unchanged=%d, |Q^H Q - I|/(m "
+               "eps)=%.3g, |A - QR|/(|A| m eps)=%.3g",
+               Traits<T>::name, orgqr, shape(m, n).c_str(), out.info, kept, orthogonal, factored));
     if (extra_columns == 0) return;
     const int64_t columns = n + extra_columns;  // m >= columns > k reflectors
-    Matrix<T> q2 = random_matrix<T>(m, columns, 2, g);
-    for (int64_t j = 0; j < k; ++j) {
-        for (int64_t i = 0; i < m; ++i) q2(i, j) = f(i, j);
-    }
-    op = lapack_op<T>(GPUSHIM_ORGQR);
-    op.m = m;
-    op.n = columns;
-    op.k = k;
-    op.lda = q2.ld;
-    CHECK_STATUS(run(op, {operand(kSlotA, q2), operand(kSlotTau, tau)}, &info));
+    const auto [status2, q2] = orgqr_of(random_matrix<T>(m, columns, 2, g), &out);
+    CHECK_STATUS(status2);
     const double orthogonal2 = ratio(orthogonality(widen(q2)), 1, m, Traits<T>::eps);
-    report(info == 0 && orthogonal2 < kBound,
+    report(out.info == 0 && orthogonal2 < kBound,
            format("%c%s m=%lld n=%lld k=%lld: info=%d, |Q^H Q - I|/(m eps)=%.3g", Traits<T>::name,
-                  std::is_floating_point_v<T> ? "orgqr" : "ungqr", static_cast<long long>(m),
-                  static_cast<long long>(columns), static_cast<long long>(k), info, orthogonal2));
+                  orgqr, static_cast<long long>(m), static_cast<long long>(columns),
+                  static_cast<long long>(k), out.info, orthogonal2));
 }
 
 // ORMQR with the k reflectors of a GEQRF of an nq x k matrix, against the explicit Q:
@@ -1260,95 +1402,59 @@ void ormqr_case(char side, char trans, int64_t nq, int64_t k, int64_t nc) {
     Random g(static_cast<uint64_t>(nq * 41 + k + side * 3 + trans));
     Matrix<T> f = random_matrix<T>(nq, k, 2, g);
     std::vector<T> tau(static_cast<size_t>(k));
-    CHECK_STATUS(plugin_geqrf(f, tau));
-    const Matrix<T> f_in = f;
-    const std::vector<T> tau_in = tau;
+    CHECK_STATUS(factor<T>({.kind = GPUSHIM_GEQRF, .m = nq, .n = k},
+                           {inout(kSlotA, f), inout(kSlotTau, tau)}));
     const int64_t m = side == 'L' ? nq : nc, n = side == 'L' ? nc : nq;
     const Matrix<T> c = random_matrix<T>(m, n, 3, g);
     Matrix<T> result = c;
-    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_ORMQR);
-    op.side = side;
-    op.trans = trans;
-    op.m = m;
-    op.n = n;
-    op.k = k;
-    op.lda = f.ld;
-    op.ldb = result.ld;
-    int info = 0;
+    Outcome out;
     CHECK_STATUS(
-        run(op, {operand(kSlotA, f), operand(kSlotTau, tau), operand(kSlotB, result)}, &info));
-    const auto q = apply_op(explicit_q(f_in, tau_in, k), trans);
+        stage<T>({.kind = GPUSHIM_ORMQR, .trans = trans, .side = side, .m = m, .n = n, .k = k},
+                 {in(kSlotA, f), in(kSlotTau, tau), inout(kSlotB, result)}, &out));
+    const auto q = apply_op(explicit_q(f, tau, k), trans);
     const auto wc = widen(c);
     const auto expected = side == 'L' ? multiply(q, wc) : multiply(wc, q);
     const double r = ratio(distance1(widen(result), expected), norm1(wc), nq, Traits<T>::eps);
-    const bool read_only = f.v == f_in.v && tau == tau_in && padding_kept(c, result);
-    report(info == 0 && read_only && r < kBound,
+    const bool read_only = out.unchanged && out.padding_kept;
+    report(out.info == 0 && read_only && r < kBound,
            format("%c%s side=%c trans=%c %s k=%lld: info=%d, a, tau and padding unchanged=%d, "
                   "|result - explicit Q product|/(|C| m eps)=%.3g",
-                  Traits<T>::name, std::is_floating_point_v<T> ? "ormqr" : "unmqr", side, trans,
-                  shape(m, n).c_str(), static_cast<long long>(k), info, read_only, r));
+                  Traits<T>::name, lapack_name<T>("ormqr", "unmqr"), side, trans,
+                  shape(m, n).c_str(), static_cast<long long>(k), out.info, read_only, r));
 }
 
 // ---- SYEVD, GESVD -----------------------------------------------------------------------------
 
-// A = Q diag(lambda) Q^H with a random unitary Q and known, ascending lambda; only the uplo
-// triangle is meaningful (the other holds junk the plugin must not read).
+// SYEVD of Q diag(lambda) Q^H (known_spectrum).
 template <typename T>
 void syevd_case(char jobz, char uplo, int64_t n) {
-    using W = Wide<T>;
     Random g(static_cast<uint64_t>(n * 43 + jobz * 3 + uplo));
-    std::vector<double> lambda(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i)
-        lambda[i] = -1.0 + 3.0 * static_cast<double>(i) / static_cast<double>(n);
-    const Matrix<W> q = random_unitary<W>(n, g);
-    Matrix<W> scaled = q;
-    for (int64_t j = 0; j < n; ++j) {
-        for (int64_t i = 0; i < n; ++i) scaled(i, j) *= lambda[j];
-    }
-    Matrix<W> full = multiply(scaled, apply_op(q, 'C'));
-    Matrix<T> a(n, n, 3);
-    for (int64_t j = 0; j < n; ++j) {
-        for (int64_t i = 0; i < n; ++i) {
-            const bool stored = uplo == 'L' ? i >= j : i <= j;
-            a(i, j) = i == j ? T(std::real(full(i, i)))
-                             : (stored ? static_cast<T>(full(i, j)) : T(kJunk));
-        }
-    }
-    full = hermitian_from(a, uplo);  // what the plugin is given, exactly
+    std::vector<double> lambda;
+    const Matrix<T> a = known_spectrum<T>(n, uplo, g, &lambda);
+    const auto full = hermitian_from(a, uplo);  // what the plugin is given, exactly
     Matrix<T> v = a;
     std::vector<Real<T>> w(static_cast<size_t>(n), Real<T>(-kJunk));
-    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_SYEVD);
-    op.jobz = jobz;
-    op.uplo = uplo;
-    op.n = n;
-    op.lda = v.ld;
-    int info = 0;
-    CHECK_STATUS(run(op, {operand(kSlotA, v), operand(kSlotW, w)}, &info));
+    Outcome out;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_SYEVD, .uplo = uplo, .jobz = jobz, .n = n},
+                          {inout(kSlotA, v), inout(kSlotW, w)}, &out));
     const double eps = Traits<T>::eps, norm = norm1(full);
-    bool ascending = true;
-    for (int64_t i = 1; i < n; ++i) ascending = ascending && w[i - 1] <= w[i];
+    const bool ascending = in_order(w, n);
     const double values = ratio(max_difference(w, lambda), norm, n, eps);
     std::vector<Real<T>> cpu;
     const auto [cpu_ok, cpu_text] = against_cpu(cpu_eigenvalues(a, uplo, &cpu), w, cpu, norm, n,
                                                 eps, "|w - w_cpu|/(|A| n eps)");
-    bool ok = info == 0 && ascending && values < kBound && cpu_ok && padding_kept(a, v);
+    bool ok = out.info == 0 && ascending && values < kBound && cpu_ok && out.padding_kept;
     std::string vectors;
     if (jobz == 'V') {
-        const auto wv = widen(v);
-        Matrix<W> vw = wv;
-        for (int64_t j = 0; j < n; ++j) {
-            for (int64_t i = 0; i < n; ++i) vw(i, j) *= static_cast<double>(w[j]);
-        }
-        const double residual = ratio(distance1(multiply(full, wv), vw), norm, n, eps);
-        const double orthogonal = ratio(orthogonality(wv), 1, n, eps);
+        const auto [residual, orthogonal] = eigenvector_ratios(full, widen(v), w, eps);
         ok = ok && residual < kBound && orthogonal < kBound;
         vectors =
             format(", |AV - VW|/(|A| n eps)=%.3g, |V^H V - I|/(n eps)=%.3g", residual, orthogonal);
     }
     report(ok, format("%c%s jobz=%c uplo=%c n=%lld: info=%d, ascending=%d, padding kept=%d, "
                       "|w - lambda|/(|A| n eps)=%.3g, %s%s",
-                      Traits<T>::name, std::is_floating_point_v<T> ? "syevd" : "heevd", jobz, uplo,
-                      static_cast<long long>(n), info, ascending, padding_kept(a, v), values,
+                      Traits<T>::name, lapack_name<T>("syevd", "heevd"), jobz, uplo,
+                      static_cast<long long>(n), out.info, ascending, out.padding_kept, values,
                       cpu_text.c_str(), vectors.c_str()));
 }
 
@@ -1365,48 +1471,23 @@ void gesvd_case(char jobu, char jobvt, int64_t m, int64_t n) {
     for (int64_t j = 0; j < n; ++j) {
         for (int64_t i = 0; i < m; ++i) us(i, j) = u0(i, j) * sigma[j];
     }
-    const Matrix<W> full_w = multiply(us, apply_op(v0, 'C'));
-    Matrix<T> a(m, n, 3);
-    for (int64_t j = 0; j < n; ++j) {
-        for (int64_t i = 0; i < m; ++i) a(i, j) = static_cast<T>(full_w(i, j));
-    }
+    const Matrix<T> a = rounded<T>(multiply(us, apply_op(v0, 'C')), 3);
     const auto full = widen(a);
     const bool has_u = jobu == 'A' || jobu == 'S', has_vt = jobvt == 'A' || jobvt == 'S';
     Matrix<T> f = a;
     Matrix<T> u(m, has_u ? (jobu == 'A' ? m : n) : 0, 2), vt(n, has_vt ? n : 0, 1);
-    const Matrix<T> u_in = u, vt_in = vt;
     std::vector<Real<T>> s(static_cast<size_t>(n), Real<T>(-kJunk));
-    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_GESVD);
-    op.jobu = jobu;
-    op.jobvt = jobvt;
-    op.m = m;
-    op.n = n;
-    op.lda = f.ld;
-    if (has_u) op.ldu = u.ld;
-    if (has_vt) op.ldvt = vt.ld;
-    int info = 0;
-    if (has_u && has_vt) {
-        CHECK_STATUS(run(
-            op, {operand(kSlotA, f), operand(kSlotW, s), operand(kSlotU, u), operand(kSlotVT, vt)},
-            &info));
-    } else if (has_u) {
-        CHECK_STATUS(run(op, {operand(kSlotA, f), operand(kSlotW, s), operand(kSlotU, u)}, &info));
-    } else if (has_vt) {
-        CHECK_STATUS(
-            run(op, {operand(kSlotA, f), operand(kSlotW, s), operand(kSlotVT, vt)}, &info));
-    } else {
-        CHECK_STATUS(run(op, {operand(kSlotA, f), operand(kSlotW, s)}, &info));
-    }
+    Outcome out;
+    CHECK_STATUS(
+        stage<T>({.kind = GPUSHIM_GESVD, .jobu = jobu, .jobvt = jobvt, .m = m, .n = n},
+                 {inout(kSlotA, f), inout(kSlotW, s), inout(kSlotU, u), inout(kSlotVT, vt)}, &out));
     const double eps = Traits<T>::eps;
-    bool descending = true;
-    for (int64_t i = 1; i < n; ++i) descending = descending && s[i - 1] >= s[i];
+    const bool descending = in_order(s, n, true);
     const double values = ratio(max_difference(s, sigma), sigma[0], n, eps);
     std::vector<Real<T>> cpu;
     const auto [cpu_ok, cpu_text] = against_cpu(cpu_singular_values(a, &cpu), s, cpu, sigma[0], n,
                                                 eps, "|s - s_cpu|/(s_max n eps)");
-    const bool padding = padding_kept(a, f) && (!has_u || padding_kept(u_in, u)) &&
-                         (!has_vt || padding_kept(vt_in, vt));
-    bool ok = info == 0 && descending && values < kBound && cpu_ok && padding;
+    bool ok = out.info == 0 && descending && values < kBound && cpu_ok && out.padding_kept;
     // U's first n columns and VT, wherever the jobs put them.
     Matrix<W> left, right;
     std::string vectors;
@@ -1435,8 +1516,8 @@ void gesvd_case(char jobu, char jobvt, int64_t m, int64_t n) {
     }
     report(ok, format("%cgesvd jobu=%c jobvt=%c %s: info=%d, descending=%d, padding kept=%d, "
                       "|s - sigma|/(s_max n eps)=%.3g, %s%s",
-                      Traits<T>::name, jobu, jobvt, shape(m, n).c_str(), info, descending, padding,
-                      values, cpu_text.c_str(), vectors.c_str()));
+                      Traits<T>::name, jobu, jobvt, shape(m, n).c_str(), out.info, descending,
+                      out.padding_kept, values, cpu_text.c_str(), vectors.c_str()));
 }
 
 // ---- SYEVR, SYGVD, GEEV, GELS -----------------------------------------------------------------
@@ -1468,92 +1549,50 @@ Matrix<W> solve_dense(Matrix<W> a, Matrix<W> b) {
     return b;
 }
 
-// The uplo triangle of `full` (Hermitian), junk in the other one, padding rows below.
-template <typename T, typename W>
-Matrix<T> stored_triangle(const Matrix<W>& full, char uplo, int64_t pad) {
-    const int64_t n = full.rows;
-    Matrix<T> a(n, n, pad);
-    for (int64_t j = 0; j < n; ++j) {
-        for (int64_t i = 0; i < n; ++i) {
-            const bool stored = uplo == 'L' ? i >= j : i <= j;
-            a(i, j) = i == j ? T(std::real(full(i, i)))
-                             : (stored ? static_cast<T>(full(i, j)) : T(kJunk));
-        }
-    }
-    return a;
-}
-
-// Columns scaled: m(:, j) * d[j].
-template <typename W, typename R>
-Matrix<W> scale_columns(Matrix<W> m, const std::vector<R>& d) {
-    for (int64_t j = 0; j < m.cols; ++j) {
-        for (int64_t i = 0; i < m.rows; ++i) m(i, j) *= static_cast<double>(d[j]);
-    }
-    return m;
-}
-
-// SYEVR of Q diag(lambda) Q^H (lambda ascending, spaced 3/n): range 'A' all of them, 'V' the
-// interval between lambda[9] and lambda[10] and between lambda[29] and lambda[30] (midpoints),
-// which holds exactly lambda[10..29], 'I' il = 5, iu = 17. w has room for n values and u for
-// n columns: what lies beyond the m found must stay as it was.
+// SYEVR of Q diag(lambda) Q^H (known_spectrum): range 'A' all of them, 'V' the interval
+// between lambda[9] and lambda[10] and between lambda[29] and lambda[30] (midpoints), which
+// holds exactly lambda[10..29], 'I' il = 5, iu = 17. w has room for n values and u for n
+// columns: what lies beyond the m found must stay as it was.
 template <typename T>
 void syevr_case(char jobz, char range, char uplo, int64_t n) {
-    using W = Wide<T>;
     Random g(static_cast<uint64_t>(n * 61 + jobz * 7 + range * 3 + uplo));
-    std::vector<double> lambda(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i)
-        lambda[i] = -1.0 + 3.0 * static_cast<double>(i) / static_cast<double>(n);
-    const Matrix<W> q = random_unitary<W>(n, g);
-    const Matrix<W> full0 = multiply(scale_columns(q, lambda), apply_op(q, 'C'));
-    const Matrix<T> a = stored_triangle<T>(full0, uplo, 3);
+    std::vector<double> lambda;
+    const Matrix<T> a = known_spectrum<T>(n, uplo, g, &lambda);
     const auto full = hermitian_from(a, uplo);
     int64_t first = 0, count = n;  // the expected eigenvalues: lambda[first .. first + count)
-    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_SYEVR);
-    op.jobz = jobz;
-    op.range = range;
-    op.uplo = uplo;
-    op.n = n;
+    Call call{.kind = GPUSHIM_SYEVR, .uplo = uplo, .jobz = jobz, .range = range, .n = n};
     if (range == 'V') {
         first = 10;
         count = 20;
-        op.vl = (lambda[9] + lambda[10]) / 2;
-        op.vu = (lambda[29] + lambda[30]) / 2;
+        call.vl = (lambda[9] + lambda[10]) / 2;
+        call.vu = (lambda[29] + lambda[30]) / 2;
     } else if (range == 'I') {
-        op.il = 5;
-        op.iu = 17;
-        first = op.il - 1;
-        count = op.iu - op.il + 1;
+        call.il = 5;
+        call.iu = 17;
+        first = call.il - 1;
+        count = call.iu - call.il + 1;
     }
     Matrix<T> f = a;
     std::vector<Real<T>> w(static_cast<size_t>(n), Real<T>(-kJunk));
     Matrix<T> u(n, jobz == 'V' ? n : 0, 2);
-    const Matrix<T> u_in = u;
     std::vector<int64_t> found(1, -1);
-    op.lda = f.ld;
-    op.ldu = jobz == 'V' ? u.ld : 0;
-    int info = 0;
-    if (jobz == 'V') {
-        CHECK_STATUS(run(op,
-                         {operand(kSlotA, f), operand(kSlotW, w), operand(kSlotU, u),
-                          operand(kSlotFound, found)},
-                         &info));
-    } else {
-        CHECK_STATUS(
-            run(op, {operand(kSlotA, f), operand(kSlotW, w), operand(kSlotFound, found)}, &info));
-    }
+    Outcome out;
+    CHECK_STATUS(stage<T>(
+        call, {inout(kSlotA, f), inout(kSlotW, w), inout(kSlotU, u), inout(kSlotFound, found)},
+        &out));
+    const char* const name = lapack_name<T>("syevr", "heevr");
     const double eps = Traits<T>::eps, norm = norm1(full);
     const int64_t m = found[0];
     if (m != count) {
         report(false, format("%c%s jobz=%c range=%c uplo=%c n=%lld: info=%d, found=%lld (want "
                              "%lld)",
-                             Traits<T>::name, std::is_floating_point_v<T> ? "syevr" : "heevr",
-                             jobz, range, uplo, static_cast<long long>(n), info,
-                             static_cast<long long>(m), static_cast<long long>(count)));
+                             Traits<T>::name, name, jobz, range, uplo, static_cast<long long>(n),
+                             out.info, static_cast<long long>(m), static_cast<long long>(count)));
         return;
     }
-    bool ascending = true, beyond = true;
-    for (int64_t i = 1; i < m; ++i) ascending = ascending && w[i - 1] <= w[i];
+    bool beyond = true;
     for (int64_t i = m; i < n; ++i) beyond = beyond && w[i] == Real<T>(-kJunk);
+    const bool ascending = in_order(w, m);
     std::vector<Real<T>> wm(w.begin(), w.begin() + m);
     const std::vector<double> expected(lambda.begin() + first, lambda.begin() + first + m);
     const double values = ratio(max_difference(wm, expected), norm, n, eps);
@@ -1562,16 +1601,13 @@ void syevr_case(char jobz, char range, char uplo, int64_t n) {
     if (cpu_found) cpu.assign(cpu_all.begin() + first, cpu_all.begin() + first + m);
     const auto [cpu_ok, cpu_text] =
         against_cpu(cpu_found, wm, cpu, norm, n, eps, "|w - w_cpu|/(|A| n eps)");
-    bool ok = info == 0 && ascending && beyond && values < kBound && cpu_ok && padding_kept(a, f);
+    bool ok = out.info == 0 && ascending && beyond && values < kBound && cpu_ok && out.padding_kept;
     std::string vectors;
     if (jobz == 'V') {
-        const auto z = block(u, n, m);
-        const double residual =
-            ratio(distance1(multiply(full, z), scale_columns(z, wm)), norm, n, eps);
-        const double orthogonal = ratio(orthogonality(z), 1, n, eps);
-        bool kept = padding_kept(u_in, u);
+        const auto [residual, orthogonal] = eigenvector_ratios(full, block(u, n, m), wm, eps);
+        bool kept = out.padding_kept;  // and the columns beyond m, as made (all padding)
         for (int64_t j = m; j < n; ++j) {
-            for (int64_t i = 0; i < n; ++i) kept = kept && u(i, j) == u_in(i, j);
+            for (int64_t i = 0; i < n; ++i) kept = kept && u(i, j) == T(kPadding);
         }
         ok = ok && residual < kBound && orthogonal < kBound && kept;
         vectors = format(", u beyond m columns and padding kept=%d, |AZ - ZW|/(|A| n eps)=%.3g, "
@@ -1580,39 +1616,9 @@ void syevr_case(char jobz, char range, char uplo, int64_t n) {
     }
     report(ok, format("%c%s jobz=%c range=%c uplo=%c n=%lld: info=%d, found=%lld, ascending=%d, "
                       "w beyond m kept=%d, |w - lambda|/(|A| n eps)=%.3g, %s%s",
-                      Traits<T>::name, std::is_floating_point_v<T> ? "syevr" : "heevr", jobz,
-                      range, uplo, static_cast<long long>(n), info, static_cast<long long>(m),
-                      ascending, beyond, values, cpu_text.c_str(), vectors.c_str()));
-}
-
-// The generalized eigenvalues of (A, B) by the CPU's ?sygv/?hegv (QR iteration); false
-// without a CPU LAPACK.
-template <typename T>
-bool cpu_generalized_eigenvalues(int64_t itype, Matrix<T> a, Matrix<T> b, char uplo,
-                                 std::vector<Real<T>>* w) {
-    using Int = int32_t;
-    const Int type = static_cast<Int>(itype), n = static_cast<Int>(a.rows),
-              lda = static_cast<Int>(a.ld), ldb = static_cast<Int>(b.ld);
-    const char jobz = 'N';
-    w->assign(static_cast<size_t>(n), 0);
-    std::vector<Real<T>> rwork(static_cast<size_t>(std::max<Int>(1, 3 * n - 2)));
-    Int info = 0;
-    const auto sygv = [&](T* work, const Int* lwork) {
-        if constexpr (std::is_floating_point_v<T>) {
-            return call_cpu<T>("sygv", &type, &jobz, &uplo, &n, a.v.data(), &lda, b.v.data(), &ldb,
-                               w->data(), work, lwork, &info, kFlagLength, kFlagLength);
-        } else {
-            return call_cpu<T>("hegv", &type, &jobz, &uplo, &n, a.v.data(), &lda, b.v.data(), &ldb,
-                               w->data(), work, lwork, rwork.data(), &info, kFlagLength,
-                               kFlagLength);
-        }
-    };
-    T query{};
-    const Int ask = -1;
-    if (!sygv(&query, &ask)) return false;
-    const Int lwork = std::max<Int>(1, static_cast<Int>(std::real(query)));
-    std::vector<T> work(static_cast<size_t>(lwork));
-    return sygv(work.data(), &lwork) && info == 0;
+                      Traits<T>::name, name, jobz, range, uplo, static_cast<long long>(n), out.info,
+                      static_cast<long long>(m), ascending, beyond, values, cpu_text.c_str(),
+                      vectors.c_str()));
 }
 
 // SYGVD of a random Hermitian A and B = C C^H + n I, only the uplo triangles stored (junk in
@@ -1630,7 +1636,7 @@ void sygvd_case(int64_t itype, char jobz, char uplo, int64_t n, bool not_positiv
     }
     const Matrix<T> a = stored_triangle<T>(h, uplo, 2);
     Matrix<T> b = stored_triangle<T>(widen(hpd_matrix<T>(n, 0, g)), uplo, 3);
-    if (not_positive_definite) {
+    if (not_positive_definite) {  // in the uplo triangle only: the other keeps its junk
         for (int64_t j = 0; j < n; ++j) {
             for (int64_t i = 0; i < n; ++i) {
                 if (uplo == 'L' ? i >= j : i <= j) b(i, j) = T(i == j ? 4 : 0);
@@ -1640,31 +1646,24 @@ void sygvd_case(int64_t itype, char jobz, char uplo, int64_t n, bool not_positiv
     }
     Matrix<T> f = a, fb = b;
     std::vector<Real<T>> w(static_cast<size_t>(n), Real<T>(-kJunk));
-    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_SYGVD);
-    op.itype = itype;
-    op.jobz = jobz;
-    op.uplo = uplo;
-    op.n = n;
-    op.lda = f.ld;
-    op.ldb = fb.ld;
-    int info = 0;
-    CHECK_STATUS(run(op, {operand(kSlotA, f), operand(kSlotB, fb), operand(kSlotW, w)}, &info));
-    const char* const name = std::is_floating_point_v<T> ? "sygvd" : "hegvd";
-    const bool kept = triangle_kept(b, fb, uplo, false) && padding_kept(b, fb) && padding_kept(a, f);
+    Outcome out;
+    CHECK_STATUS(
+        stage<T>({.kind = GPUSHIM_SYGVD, .uplo = uplo, .jobz = jobz, .n = n, .itype = itype},
+                 {inout(kSlotA, f), inout(kSlotB, fb), inout(kSlotW, w)}, &out));
+    const char* const name = lapack_name<T>("sygvd", "hegvd");
+    const bool kept = triangle_kept(b, fb, uplo, false) && out.padding_kept;
     if (not_positive_definite) {
-        report(info == n + 5 && kept,
+        report(out.info == n + 5 && kept,
                format("%c%s itype=%lld %c n=%lld, B not positive definite at 5: info=%d (want "
                       "%lld), other triangle and padding kept=%d",
                       Traits<T>::name, name, static_cast<long long>(itype), uplo,
-                      static_cast<long long>(n), info, static_cast<long long>(n + 5), kept));
+                      static_cast<long long>(n), out.info, static_cast<long long>(n + 5), kept));
         return;
     }
     const double eps = Traits<T>::eps;
     const auto wa = hermitian_from(a, uplo), wb = hermitian_from(b, uplo);
-    bool ascending = true;
-    for (int64_t i = 1; i < n; ++i) ascending = ascending && w[i - 1] <= w[i];
-    double w_max = 0;
-    for (const auto x : w) w_max = std::max(w_max, std::abs(static_cast<double>(x)));
+    const bool ascending = in_order(w, n);
+    const double w_max = max_abs(w);
     // The factor of B in fb's uplo triangle.
     const auto factor = triangle_of(fb, uplo, 'N');
     const auto llh = uplo == 'L' ? multiply(factor, apply_op(factor, 'C'))
@@ -1674,7 +1673,7 @@ void sygvd_case(int64_t itype, char jobz, char uplo, int64_t n, bool not_positiv
     const auto [cpu_ok, cpu_text] =
         against_cpu(cpu_generalized_eigenvalues(itype, a, b, uplo, &cpu), w, cpu, w_max, n, eps,
                     "|w - w_cpu|/(|w| n eps)");
-    bool ok = info == 0 && ascending && kept && cholesky < kBound && cpu_ok;
+    bool ok = out.info == 0 && ascending && kept && cholesky < kBound && cpu_ok;
     std::string vectors;
     if (jobz == 'V') {
         const auto z = widen(f);
@@ -1701,49 +1700,8 @@ void sygvd_case(int64_t itype, char jobz, char uplo, int64_t n, bool not_positiv
     report(ok, format("%c%s itype=%lld jobz=%c uplo=%c n=%lld: info=%d, ascending=%d, other "
                       "triangle and padding kept=%d, |B - LL^H|/(|B| n eps)=%.3g, %s%s",
                       Traits<T>::name, name, static_cast<long long>(itype), jobz, uplo,
-                      static_cast<long long>(n), info, ascending, kept, cholesky,
+                      static_cast<long long>(n), out.info, ascending, kept, cholesky,
                       cpu_text.c_str(), vectors.c_str()));
-}
-
-// The eigenvalues of a general matrix by the CPU's ?geev (no vectors), as complex numbers;
-// false without a CPU LAPACK.
-template <typename T>
-bool cpu_general_eigenvalues(Matrix<T> a, std::vector<std::complex<double>>* values) {
-    using Int = int32_t;
-    using R = Real<T>;
-    const Int n = static_cast<Int>(a.rows), lda = static_cast<Int>(a.ld), one = 1;
-    const char job = 'N';
-    std::vector<R> wr(static_cast<size_t>(std::max<Int>(1, n))), wi(wr.size()),
-        rwork(2 * wr.size());
-    std::vector<T> w(wr.size());
-    T unused{};
-    Int info = 0;
-    const auto geev = [&](T* work, const Int* lwork) {
-        if constexpr (std::is_floating_point_v<T>) {
-            return call_cpu<T>("geev", &job, &job, &n, a.v.data(), &lda, wr.data(), wi.data(),
-                               &unused, &one, &unused, &one, work, lwork, &info, kFlagLength,
-                               kFlagLength);
-        } else {
-            return call_cpu<T>("geev", &job, &job, &n, a.v.data(), &lda, w.data(), &unused, &one,
-                               &unused, &one, work, lwork, rwork.data(), &info, kFlagLength,
-                               kFlagLength);
-        }
-    };
-    T query{};
-    const Int ask = -1;
-    if (!geev(&query, &ask)) return false;
-    const Int lwork = std::max<Int>(1, static_cast<Int>(std::real(query)));
-    std::vector<T> work(static_cast<size_t>(lwork));
-    if (!geev(work.data(), &lwork) || info != 0) return false;
-    values->clear();
-    for (Int i = 0; i < n; ++i) {
-        if constexpr (std::is_floating_point_v<T>) {
-            values->emplace_back(wr[i], wi[i]);
-        } else {
-            values->emplace_back(w[i]);
-        }
-    }
-    return true;
 }
 
 // The largest distance between two multisets of complex numbers of the same size, matched
@@ -1803,41 +1761,20 @@ void geev_case(char jobz, int64_t n, bool paired = false) {
         }
     }
     const Matrix<W> q = random_unitary<W>(n, g);
-    const Matrix<W> full0 = multiply(q, multiply(t, apply_op(q, 'C')));
-    Matrix<T> a(n, n, 2);
-    for (int64_t j = 0; j < n; ++j) {
-        for (int64_t i = 0; i < n; ++i) a(i, j) = static_cast<T>(full0(i, j));
-    }
+    const Matrix<T> a = rounded<T>(multiply(q, multiply(t, apply_op(q, 'C'))), 2);
     const auto full = widen(a);
     Matrix<T> f = a;
-    // Real: w and wi (or one array of 2n); complex: w of n complex values.
-    std::vector<Real<T>> wr(static_cast<size_t>(paired ? 2 * n : n), Real<T>(-kJunk)),
-        wi(static_cast<size_t>(n), Real<T>(-kJunk));
-    std::vector<T> wc(static_cast<size_t>(n), T(-kJunk));
+    // Real: w and wi (or one array of 2n); complex: w of n complex values. The arrays that the
+    // precision does not use are empty, so not given.
+    std::vector<Real<T>> wr(static_cast<size_t>(real ? (paired ? 2 * n : n) : 0), Real<T>(-kJunk)),
+        wi(static_cast<size_t>(real && !paired ? n : 0), Real<T>(-kJunk));
+    std::vector<T> wc(static_cast<size_t>(real ? 0 : n), T(-kJunk));
     Matrix<T> vr(n, jobz == 'V' ? n : 0, 3);
-    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_GEEV);
-    op.jobz = jobz;
-    op.n = n;
-    op.lda = f.ld;
-    op.ldu = jobz == 'V' ? vr.ld : 0;
-    int info = 0;
-    std::vector<Operand> operands{operand(kSlotA, f)};
-    if (real && paired) {
-        operands.push_back(operand(kSlotWPair, wr));
-    } else if (real) {
-        operands.push_back(operand(kSlotW, wr));
-        operands.push_back(operand(kSlotWI, wi));
-    } else {
-        operands.push_back(operand(kSlotW, wc));
-    }
-    if (jobz == 'V') operands.push_back(operand(kSlotU, vr));
-    if (operands.size() == 2) {
-        CHECK_STATUS(run(op, {operands[0], operands[1]}, &info));
-    } else if (operands.size() == 3) {
-        CHECK_STATUS(run(op, {operands[0], operands[1], operands[2]}, &info));
-    } else {
-        CHECK_STATUS(run(op, {operands[0], operands[1], operands[2], operands[3]}, &info));
-    }
+    Outcome out;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_GEEV, .jobz = jobz, .n = n},
+                          {inout(kSlotA, f), inout(paired ? kSlotWPair : kSlotW, wr),
+                           inout(kSlotWI, wi), inout(kSlotW, wc), inout(kSlotU, vr)},
+                          &out));
     if (real && paired) {
         wi.assign(wr.begin() + n, wr.end());
         wr.resize(static_cast<size_t>(n));
@@ -1865,8 +1802,8 @@ void geev_case(char jobz, int64_t n, bool paired = false) {
     const std::string cpu_text = cpu_found ? format("|w - w_cpu| (multisets)/(|A| n eps)=%.3g",
                                                     to_cpu)
                                            : "CPU comparison skipped (no CPU LAPACK)";
-    bool ok = info == 0 && convention && to_known < kBound && to_cpu < kBound &&
-              padding_kept(a, f);
+    bool ok =
+        out.info == 0 && convention && to_known < kBound && to_cpu < kBound && out.padding_kept;
     std::string vectors;
     if (jobz == 'V') {
         Matrix<C> v(n, n);  // the eigenvectors as complex columns
@@ -1911,8 +1848,7 @@ void geev_case(char jobz, int64_t n, bool paired = false) {
             largest = std::max(largest, imaginary);
         }
         const double unit_ratio = ratio(unit, 1, n, eps), largest_ratio = ratio(largest, 1, n, eps);
-        ok = ok && residual < kBound && unit_ratio < kBound && largest_ratio < kBound &&
-             padding_kept(Matrix<T>(n, n, 3), vr);
+        ok = ok && residual < kBound && unit_ratio < kBound && largest_ratio < kBound;
         vectors = format(", |AV - VW|/(|A||V| n eps)=%.3g, unit norm (/(n eps))=%.3g, largest "
                          "component real (|Im|/(n eps))=%.3g",
                          residual, unit_ratio, largest_ratio);
@@ -1920,30 +1856,35 @@ void geev_case(char jobz, int64_t n, bool paired = false) {
     report(ok, format("%cgeev jobz=%c n=%lld%s: info=%d, %spadding kept=%d, |w - known| "
                       "(multisets)/(|A| n eps)=%.3g, %s%s",
                       Traits<T>::name, jobz, static_cast<long long>(n),
-                      paired ? " (wi = w + n)" : "", info,
+                      paired ? " (wi = w + n)" : "", out.info,
                       real ? (convention ? "pair convention=1, " : "pair convention=0, ") : "",
-                      padding_kept(a, f), to_known, cpu_text.c_str(), vectors.c_str()));
+                      out.padding_kept, to_known, cpu_text.c_str(), vectors.c_str()));
 }
 
-// x and the residual norms of ?gels on the CPU; false without a CPU LAPACK.
+// How well X (x's first n rows) solves min |A X - B| for an m x n A (m >= n):
+// |A^H (A X - B)| / (|A| (|A||X| + |B|) m eps), and, for each column, how far its residual rows
+// (n+1..m, where LAPACK leaves the components of the residual) are in 2-norm from |A x - b|,
+// / ((|A||X| + |B|) m eps), the largest.
 template <typename T>
-bool cpu_gels(Matrix<T> a, Matrix<T>* b) {
-    using Int = int32_t;
-    const Int m = static_cast<Int>(a.rows), n = static_cast<Int>(a.cols),
-              nrhs = static_cast<Int>(b->cols), lda = static_cast<Int>(a.ld),
-              ldb = static_cast<Int>(b->ld);
-    const char trans = 'N';
-    Int info = 0;
-    const auto gels = [&](T* work, const Int* lwork) {
-        return call_cpu<T>("gels", &trans, &m, &n, &nrhs, a.v.data(), &lda, b->v.data(), &ldb,
-                           work, lwork, &info, kFlagLength);
-    };
-    T query{};
-    const Int ask = -1;
-    if (!gels(&query, &ask)) return false;
-    const Int lwork = std::max<Int>(1, static_cast<Int>(std::real(query)));
-    std::vector<T> work(static_cast<size_t>(lwork));
-    return gels(work.data(), &lwork) && info == 0;
+std::pair<double, double> least_squares_ratios(const Matrix<T>& a, const Matrix<T>& b,
+                                               const Matrix<T>& x) {
+    using W = Wide<T>;
+    const int64_t m = a.rows, n = a.cols, nrhs = b.cols;
+    const auto wa = widen(a), wb = widen(b), wx = block(x, n, nrhs);
+    Matrix<W> r = multiply(wa, wx);  // A X - B
+    for (int64_t j = 0; j < nrhs; ++j) {
+        for (int64_t i = 0; i < m; ++i) r(i, j) -= wb(i, j);
+    }
+    double residual_rows = 0;
+    for (int64_t j = 0; j < nrhs; ++j) {
+        double tail = 0, full = 0;
+        for (int64_t i = n; i < m; ++i) tail += std::norm(static_cast<W>(x(i, j)));
+        for (int64_t i = 0; i < m; ++i) full += std::norm(r(i, j));
+        residual_rows = std::max(residual_rows, std::abs(std::sqrt(tail) - std::sqrt(full)));
+    }
+    const double scale = norm1(wa) * norm1(wx) + norm1(wb), eps = Traits<T>::eps;
+    return {ratio(norm1(multiply(apply_op(wa, 'C'), r)), norm1(wa) * scale, m, eps),
+            ratio(residual_rows, scale, m, eps)};
 }
 
 // GELS ('N', m >= n) of a random A: X (b's first n rows) against the normal equations
@@ -1955,36 +1896,12 @@ void gels_case(int64_t m, int64_t n, int64_t nrhs) {
     Random g(static_cast<uint64_t>(m * 73 + n * 5 + nrhs));
     const Matrix<T> a = random_matrix<T>(m, n, 2, g), b = random_matrix<T>(m, nrhs, 3, g);
     Matrix<T> f = a, x = b;
-    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_GELS);
-    op.trans = 'N';
-    op.m = m;
-    op.n = n;
-    op.nrhs = nrhs;
-    op.lda = f.ld;
-    op.ldb = x.ld;
-    int info = 0;
-    CHECK_STATUS(run(op, {operand(kSlotA, f), operand(kSlotB, x)}, &info));
+    Outcome out;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_GELS, .trans = 'N', .m = m, .n = n, .nrhs = nrhs},
+                          {inout(kSlotA, f), inout(kSlotB, x)}, &out));
     const double eps = Traits<T>::eps;
-    const auto wa = widen(a), wb = widen(b), wx = block(x, n, nrhs);
-    const auto r = [&] {  // A X - B
-        Matrix<W> d = multiply(wa, wx);
-        for (int64_t j = 0; j < nrhs; ++j) {
-            for (int64_t i = 0; i < m; ++i) d(i, j) -= wb(i, j);
-        }
-        return d;
-    }();
-    const double scale = norm1(wa) * (norm1(wa) * norm1(wx) + norm1(wb));
-    const double normal = ratio(norm1(multiply(apply_op(wa, 'C'), r)), scale, m, eps);
-    double residual_rows = 0;  // max over columns | |rows n+1..m| - |A x - b| |
-    double residual_scale = 0;
-    for (int64_t j = 0; j < nrhs; ++j) {
-        double tail = 0, full = 0;
-        for (int64_t i = n; i < m; ++i) tail += std::norm(static_cast<W>(x(i, j)));
-        for (int64_t i = 0; i < m; ++i) full += std::norm(r(i, j));
-        residual_rows = std::max(residual_rows, std::abs(std::sqrt(tail) - std::sqrt(full)));
-        residual_scale = std::max(residual_scale, norm1(wa) * norm1(wx) + norm1(wb));
-    }
-    const double rows = ratio(residual_rows, residual_scale, m, eps);
+    const auto [normal, rows] = least_squares_ratios(a, b, x);
+    const auto wa = widen(a), wx = block(x, n, nrhs);
     Matrix<W> rf(n, n);  // R: the upper triangle of a's first n rows
     for (int64_t j = 0; j < n; ++j) {
         for (int64_t i = 0; i < n; ++i) rf(i, j) = i <= j ? static_cast<W>(f(i, j)) : W(0);
@@ -2000,49 +1917,13 @@ void gels_case(int64_t m, int64_t n, int64_t nrhs) {
         to_cpu = ratio(distance1(wx, block(cpu, n, nrhs)), norm1(wx), m, eps);
         cpu_text = format("|X - X_cpu|/(|X| m eps)=%.3g", to_cpu);
     }
-    const bool padding = padding_kept(a, f) && padding_kept(b, x);
-    report(info == 0 && padding && normal < kBound && rows < kBound && factor < kBound &&
-               to_cpu < kBound,
+    report(out.info == 0 && out.padding_kept && normal < kBound && rows < kBound &&
+               factor < kBound && to_cpu < kBound,
            format("%cgels %s nrhs=%lld: info=%d, padding kept=%d, |A^H(AX - B)|/(|A|(|A||X| + "
                   "|B|) m eps)=%.3g, residual rows' norm against |Ax - b| (/(.. m eps))=%.3g, "
                   "|R^H R - A^H A|/(|A|^2 m eps)=%.3g, %s",
-                  Traits<T>::name, shape(m, n).c_str(), static_cast<long long>(nrhs), info,
-                  padding, normal, rows, factor, cpu_text.c_str()));
-}
-
-// x, s and the rank of ?gelsd on the CPU; false without a CPU LAPACK.
-template <typename T>
-bool cpu_gelsd(Matrix<T> a, Matrix<T>* b, double rcond, std::vector<Real<T>>* s, int* rank) {
-    using Int = int32_t;
-    using R = Real<T>;
-    const Int m = static_cast<Int>(a.rows), n = static_cast<Int>(a.cols),
-              nrhs = static_cast<Int>(b->cols), lda = static_cast<Int>(a.ld),
-              ldb = static_cast<Int>(b->ld);
-    const R r = static_cast<R>(rcond);
-    Int info = 0, found = 0;
-    s->assign(static_cast<size_t>(std::min(m, n)), 0);
-    const auto gelsd = [&](T* work, const Int* lwork, R* rwork, Int* iwork) {
-        if constexpr (std::is_floating_point_v<T>) {
-            (void)rwork;
-            return call_cpu<T>("gelsd", &m, &n, &nrhs, a.v.data(), &lda, b->v.data(), &ldb,
-                               s->data(), &r, &found, work, lwork, iwork, &info);
-        } else {
-            return call_cpu<T>("gelsd", &m, &n, &nrhs, a.v.data(), &lda, b->v.data(), &ldb,
-                               s->data(), &r, &found, work, lwork, rwork, iwork, &info);
-        }
-    };
-    T query{};
-    R rquery{};
-    Int iquery = 0;
-    const Int ask = -1;
-    if (!gelsd(&query, &ask, &rquery, &iquery)) return false;
-    const Int lwork = std::max<Int>(1, static_cast<Int>(std::real(query)));
-    std::vector<T> work(static_cast<size_t>(lwork));
-    std::vector<R> rwork(static_cast<size_t>(std::max<Int>(1, static_cast<Int>(rquery))));
-    std::vector<Int> iwork(static_cast<size_t>(std::max<Int>(1, iquery)));
-    const bool ran = gelsd(work.data(), &lwork, rwork.data(), iwork.data()) && info == 0;
-    *rank = found;
-    return ran;
+                  Traits<T>::name, shape(m, n).c_str(), static_cast<long long>(nrhs), out.info,
+                  out.padding_kept, normal, rows, factor, cpu_text.c_str()));
 }
 
 // GELSD (m >= n) of a random A, of full rank or (deficient) with its last column equal to its
@@ -2053,7 +1934,6 @@ bool cpu_gelsd(Matrix<T> a, Matrix<T>* b, double rcond, std::vector<Real<T>>* s,
 // A x - b; the padding rows kept.
 template <typename T>
 void gelsd_case(int64_t m, int64_t n, int64_t nrhs, bool deficient, double rcond) {
-    using W = Wide<T>;
     using R = Real<T>;
     Random g(static_cast<uint64_t>(m * 79 + n * 7 + nrhs + (deficient ? 1000 : 0)));
     Matrix<T> a = random_matrix<T>(m, n, 2, g);
@@ -2065,42 +1945,15 @@ void gelsd_case(int64_t m, int64_t n, int64_t nrhs, bool deficient, double rcond
     Matrix<T> f = a, x = b;
     std::vector<R> s(static_cast<size_t>(n), R(kJunk));
     std::vector<int64_t> found(1, -1);
-    gpushim_lapack_op op = lapack_op<T>(GPUSHIM_GELSD);
-    op.m = m;
-    op.n = n;
-    op.nrhs = nrhs;
-    op.lda = f.ld;
-    op.ldb = x.ld;
-    op.rcond = rcond;
-    int info = 0;
-    CHECK_STATUS(run(
-        op,
-        {operand(kSlotA, f), operand(kSlotB, x), operand(kSlotW, s), operand(kSlotFound, found)},
-        &info));
+    Outcome out;
+    CHECK_STATUS(stage<T>(
+        {.kind = GPUSHIM_GELSD, .m = m, .n = n, .nrhs = nrhs, .rcond = rcond},
+        {inout(kSlotA, f), inout(kSlotB, x), inout(kSlotW, s), inout(kSlotFound, found)}, &out));
     const double eps = Traits<T>::eps;
-    bool descending = true;
-    for (int64_t i = 1; i < n; ++i) descending = descending && s[i - 1] >= s[i];
-    const auto wa = widen(a), wb = widen(b), wx = block(x, n, nrhs);
-    const auto r = [&] {  // A X - B
-        Matrix<W> d = multiply(wa, wx);
-        for (int64_t j = 0; j < nrhs; ++j) {
-            for (int64_t i = 0; i < m; ++i) d(i, j) -= wb(i, j);
-        }
-        return d;
-    }();
-    const double scale = norm1(wa) * (norm1(wa) * norm1(wx) + norm1(wb));
-    const double normal = ratio(norm1(multiply(apply_op(wa, 'C'), r)), scale, m, eps);
-    double rows = 0;  // full rank: max over columns | |rows n+1..m| - |A x - b| |, scaled
-    if (!deficient) {
-        double residual_rows = 0;
-        for (int64_t j = 0; j < nrhs; ++j) {
-            double tail = 0, full = 0;
-            for (int64_t i = n; i < m; ++i) tail += std::norm(static_cast<W>(x(i, j)));
-            for (int64_t i = 0; i < m; ++i) full += std::norm(r(i, j));
-            residual_rows = std::max(residual_rows, std::abs(std::sqrt(tail) - std::sqrt(full)));
-        }
-        rows = ratio(residual_rows, norm1(wa) * norm1(wx) + norm1(wb), m, eps);
-    }
+    const bool descending = in_order(s, n, true);
+    const auto wx = block(x, n, nrhs);
+    const auto [normal, full_rank_rows] = least_squares_ratios(a, b, x);
+    const double rows = deficient ? 0 : full_rank_rows;  // the residual rows: full rank only
     double symmetric = 0;  // deficient: |x(1, :) - x(n, :)| / (|X| m eps)
     if (deficient) {
         for (int64_t j = 0; j < nrhs; ++j) {
@@ -2122,19 +1975,19 @@ void gelsd_case(int64_t m, int64_t n, int64_t nrhs, bool deficient, double rcond
         cpu_text = format("|X - X_cpu|/(|X| m eps)=%.3g, CPU rank=%d", to_cpu, cpu_rank);
     }
     const bool rank_ok = found[0] == expected_rank && (!cpu_found || cpu_rank == expected_rank);
-    const bool padding = padding_kept(a, f) && padding_kept(b, x);
     const std::string specific =
         deficient ? format("|x_1 - x_n|/(|X| m eps)=%.3g", symmetric)
                   : format("residual rows' norm against |Ax - b| (/(.. m eps))=%.3g", rows);
-    report(info == 0 && rank_ok && descending && s_ok && padding && normal < kBound &&
-               rows < kBound && symmetric < kBound && to_cpu < kBound,
-           format("%cgelsd %s nrhs=%lld rcond=%g%s: info=%d, rank=%lld (expected %lld), "
-                  "descending=%d, padding kept=%d, |A^H(AX - B)|/(|A|(|A||X| + |B|) m eps)=%.3g, "
-                  "%s, %s, %s",
-                  Traits<T>::name, shape(m, n).c_str(), static_cast<long long>(nrhs), rcond,
-                  deficient ? " (two equal columns)" : "", info, static_cast<long long>(found[0]),
-                  static_cast<long long>(expected_rank), descending, padding, normal,
-                  specific.c_str(), s_text.c_str(), cpu_text.c_str()));
+    report(
+        out.info == 0 && rank_ok && descending && s_ok && out.padding_kept && normal < kBound &&
+            rows < kBound && symmetric < kBound && to_cpu < kBound,
+        format("%cgelsd %s nrhs=%lld rcond=%g%s: info=%d, rank=%lld (expected %lld), "
+               "descending=%d, padding kept=%d, |A^H(AX - B)|/(|A|(|A||X| + |B|) m eps)=%.3g, "
+               "%s, %s, %s",
+               Traits<T>::name, shape(m, n).c_str(), static_cast<long long>(nrhs), rcond,
+               deficient ? " (two equal columns)" : "", out.info, static_cast<long long>(found[0]),
+               static_cast<long long>(expected_rank), descending, out.padding_kept, normal,
+               specific.c_str(), s_text.c_str(), cpu_text.c_str()));
 }
 
 template <typename T>
@@ -2205,36 +2058,24 @@ void gesv_large(int64_t n) {
                          b = random_matrix<double>(n, nrhs, 1, g);
     Matrix<double> f = a, x = b;
     std::vector<int64_t> ipiv(static_cast<size_t>(n), -1);
-    gpushim_lapack_op op = lapack_op<double>(GPUSHIM_GESV);
-    op.n = n;
-    op.nrhs = nrhs;
-    op.lda = f.ld;
-    op.ldb = x.ld;
-    int info = 0;
-    double seconds = 0;
-    CHECK_STATUS(run(op, {operand(kSlotA, f), operand(kSlotIpiv, ipiv), operand(kSlotB, x)}, &info,
-                     &seconds));
+    Outcome out;
+    CHECK_STATUS(stage<double>({.kind = GPUSHIM_GESV, .n = n, .nrhs = nrhs},
+                               {inout(kSlotA, f), inout(kSlotIpiv, ipiv), inout(kSlotB, x)}, &out));
     double worst = 0;
     for (int64_t c = 0; c < nrhs; ++c) {
-        std::vector<double> y(static_cast<size_t>(n), 0.0), z(static_cast<size_t>(n)),
-            xc(static_cast<size_t>(n));
-        std::vector<double> row_sums(static_cast<size_t>(n), 0.0);
-        for (int64_t j = 0; j < n; ++j) {
-            xc[j] = x(j, c);
-            for (int64_t i = 0; i < n; ++i) {
-                y[i] += a(i, j) * x(j, c);
-                row_sums[i] += std::abs(a(i, j));
-            }
+        std::vector<double> xc(static_cast<size_t>(n)), z(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) {
+            xc[i] = x(i, c);
+            z[i] = b(i, c);
         }
-        for (int64_t i = 0; i < n; ++i) z[i] = b(i, c);
-        double norm_x = 0;
-        for (double v : xc) norm_x = std::max(norm_x, std::abs(v));
-        worst = std::max(
-            worst, normwise(y, z, *std::max_element(row_sums.begin(), row_sums.end()), norm_x, n));
+        double norm_a = 0;
+        const std::vector<double> y = times(a, xc, &norm_a);
+        worst = std::max(worst, normwise(y, z, norm_a, max_abs(xc), n));
     }
-    report(info == 0 && worst < kBound,
+    report(out.info == 0 && worst < kBound,
            format("dgesv n=%lld nrhs=%lld (large): info=%d, |AX - B|/(|A||X| n eps)=%.3g, %.3f s",
-                  static_cast<long long>(n), static_cast<long long>(nrhs), info, worst, seconds));
+                  static_cast<long long>(n), static_cast<long long>(nrhs), out.info, worst,
+                  out.seconds));
 }
 
 void syevd_large(int64_t n) {
@@ -2245,20 +2086,13 @@ void syevd_large(int64_t n) {
     }
     Matrix<double> v = a;
     std::vector<double> w(static_cast<size_t>(n));
-    gpushim_lapack_op op = lapack_op<double>(GPUSHIM_SYEVD);
-    op.jobz = 'V';
-    op.uplo = 'L';
-    op.n = n;
-    op.lda = v.ld;
-    int info = 0;
-    double seconds = 0;
-    CHECK_STATUS(run(op, {operand(kSlotA, v), operand(kSlotW, w)}, &info, &seconds));
-    bool ascending = true;
-    for (int64_t i = 1; i < n; ++i) ascending = ascending && w[i - 1] <= w[i];
+    Outcome out;
+    CHECK_STATUS(stage<double>({.kind = GPUSHIM_SYEVD, .uplo = 'L', .jobz = 'V', .n = n},
+                               {inout(kSlotA, v), inout(kSlotW, w)}, &out));
+    const bool ascending = in_order(w, n);
     // With y random: A (V y) against V (w .* y), and V^T (V y) against y.
     std::vector<double> y(static_cast<size_t>(n)), vy(static_cast<size_t>(n), 0.0),
-        avy(static_cast<size_t>(n), 0.0), vwy(static_cast<size_t>(n), 0.0),
-        vtvy(static_cast<size_t>(n), 0.0), row_sums(static_cast<size_t>(n), 0.0);
+        vwy(static_cast<size_t>(n), 0.0), vtvy(static_cast<size_t>(n), 0.0);
     for (auto& x : y) x = g.uniform();
     for (int64_t j = 0; j < n; ++j) {
         for (int64_t i = 0; i < n; ++i) {
@@ -2267,21 +2101,17 @@ void syevd_large(int64_t n) {
         }
     }
     for (int64_t j = 0; j < n; ++j) {
-        for (int64_t i = 0; i < n; ++i) {
-            avy[i] += a(i, j) * vy[j];
-            row_sums[i] += std::abs(a(i, j));
-            vtvy[j] += v(i, j) * vy[i];
-        }
+        for (int64_t i = 0; i < n; ++i) vtvy[j] += v(i, j) * vy[i];
     }
-    double norm_y = 0;
-    for (double x : y) norm_y = std::max(norm_y, std::abs(x));
-    const double norm_a = *std::max_element(row_sums.begin(), row_sums.end());
-    const double residual = normwise(avy, vwy, norm_a, norm_y, n);
-    const double orthogonal = normwise(vtvy, y, 1.0, norm_y, n);
-    report(info == 0 && ascending && residual < kBound && orthogonal < kBound,
-           format("dsyevd jobz=V n=%lld (large): info=%d, ascending=%d, |AVy - VWy|/(|A||y| n "
-                  "eps)=%.3g, |V^T V y - y|/(|y| n eps)=%.3g, %.3f s",
-                  static_cast<long long>(n), info, ascending, residual, orthogonal, seconds));
+    double norm_a = 0;
+    const std::vector<double> avy = times(a, vy, &norm_a);
+    const double residual = normwise(avy, vwy, norm_a, max_abs(y), n);
+    const double orthogonal = normwise(vtvy, y, 1.0, max_abs(y), n);
+    report(
+        out.info == 0 && ascending && residual < kBound && orthogonal < kBound,
+        format("dsyevd jobz=V n=%lld (large): info=%d, ascending=%d, |AVy - VWy|/(|A||y| n "
+               "eps)=%.3g, |V^T V y - y|/(|y| n eps)=%.3g, %.3f s",
+               static_cast<long long>(n), out.info, ascending, residual, orthogonal, out.seconds));
 }
 
 template <typename T>
@@ -2313,6 +2143,80 @@ void* cpu_lapack() {
 
 void* resolve_cpu_symbol(const char* name) {
     return cpu_lapack() != nullptr ? dlsym(cpu_lapack(), name) : nullptr;
+}
+
+// ---- what the CUDA plugin refuses ---------------------------------------------------------------
+
+// A call that the plugin must refuse before it touches any pointer: `given` are the operands
+// given a (fake) pointer; INFO always is.
+void refuse(const char* what, const Call& call, std::initializer_list<Slot> given) {
+    void* const fake = reinterpret_cast<void*>(uintptr_t{0x100});
+    gpushim_lapack_op op = lapack_op<double>(call);
+    for (const Slot slot : given) set_slot(op, slot, fake, 0);
+    op.info = static_cast<int*>(fake);
+    const int status = plugin->lapack(&op, queue);
+    report(status != 0, format("%s refused: %d (%s)", what, status,
+                               status != 0 ? plugin->describe_error(status) : "accepted"));
+}
+
+// A null ipiv would make cuSOLVER factor without pivoting; a GESVD that cuSOLVER cannot compute
+// (m < n, or both jobs 'O'), and the like, would be run with a different meaning; a malformed
+// range has none. Each call differs from the one before it in what makes it refused.
+void refusals() {
+    refuse("dgetrf with a null ipiv", {.kind = GPUSHIM_GETRF, .m = 4, .n = 4, .lda = 4}, {kSlotA});
+    Call lu{.kind = GPUSHIM_GETRS, .trans = 'N', .n = 4, .nrhs = 4, .lda = 4, .ldb = 4};
+    refuse("dgetrs with a null ipiv", lu, {kSlotA, kSlotB});
+    lu.kind = GPUSHIM_GESV;
+    lu.trans = 0;
+    refuse("dgesv with a null ipiv", lu, {kSlotA, kSlotB});
+    refuse("dgetri with a null ipiv", {.kind = GPUSHIM_GETRI, .n = 4, .lda = 4}, {kSlotA});
+    Call svd{.kind = GPUSHIM_GESVD,
+             .jobu = 'S',
+             .jobvt = 'S',
+             .m = 3,
+             .n = 4,
+             .lda = 4,
+             .ldu = 4,
+             .ldvt = 4};
+    refuse("dgesvd with m < n", svd, {kSlotA, kSlotB, kSlotW, kSlotU, kSlotVT});
+    svd.jobu = svd.jobvt = 'O';
+    svd.m = svd.lda = svd.ldu = 5;
+    refuse("dgesvd with both jobs 'O'", svd, {kSlotA, kSlotB, kSlotW, kSlotU, kSlotVT});
+    Call ev{.kind = GPUSHIM_SYEVR,
+            .uplo = 'L',
+            .jobz = 'V',
+            .range = 'I',
+            .n = 4,
+            .il = 3,
+            .iu = 2,
+            .lda = 4,
+            .ldu = 4};
+    refuse("dsyevr with il > iu", ev, {kSlotA, kSlotW, kSlotU, kSlotFound});
+    ev.il = 1;
+    ev.iu = 5;
+    refuse("dsyevr with iu > n", ev, {kSlotA, kSlotW, kSlotU, kSlotFound});
+    ev.range = 'V';
+    ev.vl = ev.vu = 1;
+    refuse("dsyevr with vl = vu", ev, {kSlotA, kSlotW, kSlotU, kSlotFound});
+    ev.range = 'X';
+    refuse("dsyevr with range 'X'", ev, {kSlotA, kSlotW, kSlotU, kSlotFound});
+    ev.range = 'A';
+    refuse("dsyevr with a null found", ev, {kSlotA, kSlotW, kSlotU});
+    refuse(
+        "dsygvd with itype 4",
+        {.kind = GPUSHIM_SYGVD, .uplo = 'U', .jobz = 'V', .n = 4, .itype = 4, .lda = 4, .ldb = 4},
+        {kSlotA, kSlotB, kSlotW});
+    refuse("dgeev with a null wi", {.kind = GPUSHIM_GEEV, .jobz = 'V', .n = 4, .lda = 4, .ldu = 4},
+           {kSlotA, kSlotW, kSlotU});
+    Call ls{.kind = GPUSHIM_GELS, .trans = 'N', .m = 3, .n = 4, .nrhs = 1, .lda = 4, .ldb = 4};
+    refuse("dgels with m < n", ls, {kSlotA, kSlotB});
+    ls.m = ls.lda = ls.ldb = 5;
+    ls.trans = 'T';
+    refuse("dgels with trans 'T'", ls, {kSlotA, kSlotB});
+    Call lsd{.kind = GPUSHIM_GELSD, .m = 3, .n = 4, .nrhs = 1, .rcond = -1, .lda = 4, .ldb = 4};
+    refuse("dgelsd with m < n", lsd, {kSlotA, kSlotB, kSlotW, kSlotFound});
+    lsd.m = lsd.lda = lsd.ldb = 5;
+    refuse("dgelsd with a null found", lsd, {kSlotA, kSlotB, kSlotW});
 }
 
 }  // namespace
@@ -2379,117 +2283,7 @@ int main(int argc, char** argv) {
     getrf_large<double>(large_n / 2, large_n / 4);  // after growth: the workspace is reused
     gesv_large(large_n);
     syevd_large(large_n / 4);
-
-    if (cuda) {
-        // A null ipiv would make cuSOLVER factor without pivoting: the plugin refuses it
-        // before touching any pointer.
-        gpushim_lapack_op op = getrf_op(GPUSHIM_PREC_D, 4, 4, 4);
-        op.a = reinterpret_cast<void*>(uintptr_t{0x100});
-        op.info = reinterpret_cast<int*>(uintptr_t{0x100});
-        const int s = plugin->lapack(&op, queue);
-        report(s != 0, format("dgetrf with a null ipiv refused: %d (%s)", s,
-                              s != 0 ? plugin->describe_error(s) : "accepted"));
-        // Likewise for the kinds that read pivots, and a GESVD that cuSOLVER cannot compute
-        // (m < n, or both jobs 'O'): refused, never run with a different meaning.
-        void* const fake = reinterpret_cast<void*>(uintptr_t{0x100});
-        const auto refused = [&](gpushim_lapack_op refused_op, const char* what) {
-            refused_op.a = fake;
-            refused_op.b = refused_op.kind == GPUSHIM_GETRI ? nullptr : fake;
-            refused_op.w = refused_op.kind == GPUSHIM_GESVD ? fake : nullptr;
-            refused_op.u = refused_op.vt = refused_op.kind == GPUSHIM_GESVD ? fake : nullptr;
-            refused_op.info = static_cast<int*>(fake);
-            const int status = plugin->lapack(&refused_op, queue);
-            report(status != 0, format("%s refused: %d (%s)", what, status,
-                                       status != 0 ? plugin->describe_error(status) : "accepted"));
-        };
-        gpushim_lapack_op bad = lapack_op<double>(GPUSHIM_GETRS);
-        bad.trans = 'N';
-        bad.n = bad.nrhs = bad.lda = bad.ldb = 4;
-        refused(bad, "dgetrs with a null ipiv");
-        bad.kind = GPUSHIM_GESV;
-        bad.trans = 0;
-        refused(bad, "dgesv with a null ipiv");
-        bad = lapack_op<double>(GPUSHIM_GETRI);
-        bad.n = bad.lda = 4;
-        refused(bad, "dgetri with a null ipiv");
-        bad = lapack_op<double>(GPUSHIM_GESVD);
-        bad.jobu = bad.jobvt = 'S';
-        bad.m = 3;
-        bad.n = bad.lda = bad.ldu = bad.ldvt = 4;
-        refused(bad, "dgesvd with m < n");
-        bad.jobu = bad.jobvt = 'O';
-        bad.m = bad.lda = bad.ldu = 5;
-        refused(bad, "dgesvd with both jobs 'O'");
-        // The new kinds: what cuSOLVER cannot compute, or a malformed range.
-        const auto refused_op = [&](gpushim_lapack_op refused_op, const char* what) {
-            const int status = plugin->lapack(&refused_op, queue);
-            report(status != 0, format("%s refused: %d (%s)", what, status,
-                                       status != 0 ? plugin->describe_error(status) : "accepted"));
-        };
-        gpushim_lapack_op ev = lapack_op<double>(GPUSHIM_SYEVR);
-        ev.jobz = 'V';
-        ev.uplo = 'L';
-        ev.range = 'I';
-        ev.n = ev.lda = ev.ldu = 4;
-        ev.il = 3;
-        ev.iu = 2;
-        ev.a = ev.w = ev.u = fake;
-        ev.found = static_cast<int64_t*>(fake);
-        ev.info = static_cast<int*>(fake);
-        refused_op(ev, "dsyevr with il > iu");
-        ev.il = 1;
-        ev.iu = 5;
-        refused_op(ev, "dsyevr with iu > n");
-        ev.range = 'V';
-        ev.vl = 1;
-        ev.vu = 1;
-        refused_op(ev, "dsyevr with vl = vu");
-        ev.range = 'X';
-        refused_op(ev, "dsyevr with range 'X'");
-        ev.range = 'A';
-        ev.found = nullptr;
-        refused_op(ev, "dsyevr with a null found");
-        gpushim_lapack_op gv = lapack_op<double>(GPUSHIM_SYGVD);
-        gv.itype = 4;
-        gv.jobz = 'V';
-        gv.uplo = 'U';
-        gv.n = gv.lda = gv.ldb = 4;
-        gv.a = gv.b = gv.w = fake;
-        gv.info = static_cast<int*>(fake);
-        refused_op(gv, "dsygvd with itype 4");
-        gpushim_lapack_op ge = lapack_op<double>(GPUSHIM_GEEV);
-        ge.jobz = 'V';
-        ge.n = ge.lda = ge.ldu = 4;
-        ge.a = ge.w = ge.u = fake;
-        ge.info = static_cast<int*>(fake);
-        refused_op(ge, "dgeev with a null wi");
-        gpushim_lapack_op ls = lapack_op<double>(GPUSHIM_GELS);
-        ls.trans = 'N';
-        ls.m = 3;
-        ls.n = 4;
-        ls.nrhs = 1;
-        ls.lda = ls.ldb = 4;
-        ls.a = ls.b = fake;
-        ls.info = static_cast<int*>(fake);
-        refused_op(ls, "dgels with m < n");
-        ls.m = 5;
-        ls.lda = ls.ldb = 5;
-        ls.trans = 'T';
-        refused_op(ls, "dgels with trans 'T'");
-        gpushim_lapack_op lsd = lapack_op<double>(GPUSHIM_GELSD);
-        lsd.m = 3;
-        lsd.n = 4;
-        lsd.nrhs = 1;
-        lsd.lda = lsd.ldb = 4;
-        lsd.rcond = -1;
-        lsd.a = lsd.b = lsd.w = fake;
-        lsd.found = static_cast<int64_t*>(fake);
-        lsd.info = static_cast<int*>(fake);
-        refused_op(lsd, "dgelsd with m < n");
-        lsd.m = lsd.lda = lsd.ldb = 5;
-        lsd.found = nullptr;
-        refused_op(lsd, "dgelsd with a null found");
-    }
+    if (cuda) refusals();
     size_t free_after = 0;
     plugin->memory_info(&free_after, &total);
     std::printf("     device memory held by the queue after the run (workspaces): %.1f MiB\n",
