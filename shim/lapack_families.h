@@ -9,6 +9,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <type_traits>
 
 #include "dispatch/router.h"
@@ -17,12 +18,39 @@
 
 namespace gpushim::shim {
 
+// A call on the N x N matrix A. The device interface has no const: an input is given as it
+// is, and the device writes only the routine's outputs.
 template <class T>
-LapackOp blank_lapack_op(gpushim_lapack_kind kind) {
+LapackOp square_op(gpushim_lapack_kind kind, int64_t n, const T* a, int64_t lda) {
     LapackOp op{};
     op.kind = kind;
     op.precision = precision_of<T>();
+    op.n = n;
+    op.a = const_cast<T*>(a);
+    op.lda = lda;
     return op;
+}
+
+// A call on the M x N matrix A.
+template <class T>
+LapackOp general_op(gpushim_lapack_kind kind, int64_t m, int64_t n, const T* a, int64_t lda) {
+    LapackOp op = square_op(kind, n, a, lda);
+    op.m = m;
+    return op;
+}
+
+template <class Int>
+void set_pivots(LapackOp& op, const Int* ipiv) {
+    op.host_pivots = const_cast<Int*>(ipiv);
+    op.pivot_bytes = sizeof(Int);
+}
+
+// The solvers' B, of NRHS columns.
+template <class T>
+void set_rhs(LapackOp& op, int64_t nrhs, T* b, int64_t ldb) {
+    op.nrhs = nrhs;
+    op.b = b;
+    op.ldb = ldb;
 }
 
 // LAPACK answers a query in WORK(1) (or RWORK(1)) as a floating-point count.
@@ -48,6 +76,21 @@ void route_without_workspace(const LapackOp& op, Routine routine, Cpu&& cpu_call
     route(op, routine, cpu_call, kNoWorkspace, [info] { *info = 0; });
 }
 
+// The arguments in which a call and its workspace query differ: the workspaces, their sizes
+// and INFO, and what SYEVR and GELSD count (M, RANK; op.found), which a query must not write
+// over the caller's. A routine passes on those it has.
+template <class T, class Int>
+struct WorkspaceArgs {
+    T* work;
+    const Int* lwork;
+    RealPart<T>* rwork = nullptr;
+    const Int* lrwork = nullptr;
+    Int* iwork = nullptr;
+    const Int* liwork = nullptr;
+    Int* info;
+    Int* found = nullptr;
+};
+
 // What the CPU library answers to a workspace query: WORK(1), and where the routine has
 // them RWORK(1) and IWORK(1).
 template <class T, class Int>
@@ -57,68 +100,69 @@ struct WorkspaceAnswers {
     Int integers = 0;
 };
 
-// The entry of a family with workspaces. `query(answers, minus_one, query_info)` makes the
-// CPU library's query (every size -1); `fits(answers)` compares the caller's sizes with
-// the answers; `store(answers)` writes them where LAPACK does after an offloaded call.
-template <class T, class Int, class Forward, class Query, class Fits, class Store>
-void route_with_workspace(const LapackOp& op, Routine routine, Int* info, Forward&& forward,
-                          Query&& query, Fits&& fits, Store&& store) {
+// The entry of a family with workspaces. `call(args)` calls the CPU library with the
+// caller's arguments but `args`: the caller's own forward the call, a query's (every size
+// -1) get the answers; `fits(answers)` compares the caller's sizes with them;
+// `store(answers)` writes them where LAPACK does after an offloaded call.
+template <class T, class Int, class Call, class Fits, class Store>
+void route_with_workspace(const LapackOp& op, Routine routine, const WorkspaceArgs<T, Int>& caller,
+                          Call&& call, Fits&& fits, Store&& store) {
     WorkspaceAnswers<T, Int> answers;
     const auto workspace_suffices = [&] {
         const Int minus_one = -1;
         Int query_info = 0;
-        query(answers, &minus_one, &query_info);
+        Int query_found = 0;
+        call(WorkspaceArgs<T, Int>{&answers.work, &minus_one, &answers.reals, &minus_one,
+                                   &answers.integers, &minus_one, &query_info, &query_found});
         return query_info == 0 && fits(answers);
     };
-    route(op, routine, forward, workspace_suffices, [&] {
-        store(answers);
-        *info = 0;
-    });
+    route(
+        op, routine, [&] { call(caller); }, workspace_suffices,
+        [&] {
+            store(answers);
+            *caller.info = 0;
+        });
 }
 
-// Whether the caller's workspaces reach the answers (WORK and IWORK, and RWORK where the
-// routine has one), and the answers stored after an offloaded call.
-template <class T, class Int>
-bool all_fit(const WorkspaceAnswers<T, Int>& answers, const Int* lwork, const Int* liwork) {
-    return at_least(lwork, answers.work) && *liwork >= answers.integers;
-}
-template <class T, class Int>
-bool all_fit(const WorkspaceAnswers<T, Int>& answers, const Int* lwork, const Int* lrwork,
-             const Int* liwork) {
-    return all_fit(answers, lwork, liwork) && at_least(lrwork, answers.reals);
-}
-template <class T, class Int>
-void store_answers(const WorkspaceAnswers<T, Int>& answers, T* work, Int* iwork) {
-    work[0] = answers.work;
-    iwork[0] = answers.integers;
-}
-template <class T, class Int>
-void store_answers(const WorkspaceAnswers<T, Int>& answers, T* work, RealPart<T>* rwork,
-                   Int* iwork) {
-    store_answers(answers, work, iwork);
-    rwork[0] = answers.reals;
-}
-
-// Most families have one workspace, WORK: `query_work(work, minus_one, query_info)` makes
-// the query (any RWORK and IWORK of fixed size pass as they are); `stored(answer)` is what
-// the routine leaves in WORK(1) on exit.
-template <class T, class Int, class Forward, class QueryWork, class Stored>
+// Most families have one workspace, WORK (an RWORK or IWORK of fixed size passes as the
+// caller's); `stored(answer)` is what the routine leaves in WORK(1) on exit.
+template <class T, class Int, class Call, class Stored = std::identity>
 void route_with_work(const LapackOp& op, Routine routine, T* work, const Int* lwork, Int* info,
-                     Forward&& forward, QueryWork&& query_work, Stored&& stored) {
-    route_with_workspace<T, Int>(
-        op, routine, info, forward,
-        [&](WorkspaceAnswers<T, Int>& answers, const Int* minus_one, Int* query_info) {
-            query_work(&answers.work, minus_one, query_info);
+                     Call&& call, Stored&& stored = {}) {
+    route_with_workspace(
+        op, routine, WorkspaceArgs<T, Int>{.work = work, .lwork = lwork, .info = info}, call,
+        [&](const auto& answers) { return at_least(lwork, answers.work); },
+        [&](const auto& answers) { work[0] = stored(answers.work); });
+}
+
+// Whether a routine takes the sizes of its IWORK and RWORK, which the caller's must then reach
+// too. GELSD takes none (its query answers their minimum).
+enum class ExtraSizes { taken, none };
+
+constexpr auto kNothingElse = [] {};
+
+// The families with IWORK besides WORK, and RWORK where complex (as LAPACK's complex routines
+// have it). An offloaded call stores, before the answers, the count op.found points to and
+// what `after()` stores.
+template <class T, class Int, class Call, class After = decltype(kNothingElse)>
+void route_with_workspaces(const LapackOp& op, Routine routine, const WorkspaceArgs<T, Int>& caller,
+                           ExtraSizes sizes, Call&& call, After after = {}) {
+    constexpr bool with_rwork = !std::is_floating_point_v<T>;
+    route_with_workspace(
+        op, routine, caller, call,
+        [&](const auto& answers) {
+            return at_least(caller.lwork, answers.work) &&
+                   (sizes == ExtraSizes::none ||
+                    (*caller.liwork >= answers.integers &&
+                     (!with_rwork || at_least(caller.lrwork, answers.reals))));
         },
-        [&](const WorkspaceAnswers<T, Int>& answers) { return at_least(lwork, answers.work); },
-        [&](const WorkspaceAnswers<T, Int>& answers) { work[0] = stored(answers.work); });
-}
-
-template <class T, class Int, class Forward, class QueryWork>
-void route_with_work(const LapackOp& op, Routine routine, T* work, const Int* lwork, Int* info,
-                     Forward&& forward, QueryWork&& query_work) {
-    route_with_work(op, routine, work, lwork, info, forward, query_work,
-                    [](const T& answer) { return answer; });
+        [&](const auto& answers) {
+            if (op.found != nullptr) *caller.found = static_cast<Int>(*op.found);
+            after();
+            caller.work[0] = answers.work;
+            caller.iwork[0] = answers.integers;
+            if constexpr (with_rwork) caller.rwork[0] = answers.reals;
+        });
 }
 
 // GEQRF, ORGQR and GETRI leave in WORK(1) the workspace they used: N * NB, what their query
@@ -137,11 +181,8 @@ constexpr int64_t kQrCrossover = 128;
 template <class T, class Int, class Cpu>
 void lapack_uplo_square(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                         GPUSHIM_LAPACK_uplo_square_PARAMS(T, Int)) {
-    LapackOp op = blank_lapack_op<T>(kind);
+    LapackOp op = square_op(kind, *n, a, *lda);
     op.uplo = fortran_flag(uplo);
-    op.n = *n;
-    op.a = a;
-    op.lda = *lda;
     route_without_workspace(
         op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_uplo_square_ARGS); }, info);
 }
@@ -149,13 +190,8 @@ void lapack_uplo_square(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 template <class T, class Int, class Cpu>
 void lapack_getrf(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_getrf_PARAMS(T, Int)) {
-    LapackOp op = blank_lapack_op<T>(kind);
-    op.m = *m;
-    op.n = *n;
-    op.a = a;
-    op.lda = *lda;
-    op.host_pivots = ipiv;
-    op.pivot_bytes = sizeof(Int);
+    LapackOp op = general_op(kind, *m, *n, a, *lda);
+    set_pivots(op, ipiv);
     route_without_workspace(
         op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_getrf_ARGS); }, info);
 }
@@ -163,16 +199,10 @@ void lapack_getrf(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 template <class T, class Int, class Cpu>
 void lapack_getrs(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_getrs_PARAMS(T, Int)) {
-    LapackOp op = blank_lapack_op<T>(kind);
+    LapackOp op = square_op(kind, *n, a, *lda);
     op.trans = fortran_flag(trans);
-    op.n = *n;
-    op.nrhs = *nrhs;
-    op.a = const_cast<T*>(a);
-    op.lda = *lda;
-    op.host_pivots = const_cast<Int*>(ipiv);
-    op.pivot_bytes = sizeof(Int);
-    op.b = b;
-    op.ldb = *ldb;
+    set_pivots(op, ipiv);
+    set_rhs(op, *nrhs, b, *ldb);
     route_without_workspace(
         op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_getrs_ARGS); }, info);
 }
@@ -180,15 +210,9 @@ void lapack_getrs(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 template <class T, class Int, class Cpu>
 void lapack_gesv(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                  GPUSHIM_LAPACK_gesv_PARAMS(T, Int)) {
-    LapackOp op = blank_lapack_op<T>(kind);
-    op.n = *n;
-    op.nrhs = *nrhs;
-    op.a = a;
-    op.lda = *lda;
-    op.host_pivots = ipiv;
-    op.pivot_bytes = sizeof(Int);
-    op.b = b;
-    op.ldb = *ldb;
+    LapackOp op = square_op(kind, *n, a, *lda);
+    set_pivots(op, ipiv);
+    set_rhs(op, *nrhs, b, *ldb);
     route_without_workspace(
         op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_gesv_ARGS); }, info);
 }
@@ -196,31 +220,20 @@ void lapack_gesv(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 template <class T, class Int, class Cpu>
 void lapack_getri(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_getri_PARAMS(T, Int)) {
-    LapackOp op = blank_lapack_op<T>(kind);
-    op.n = *n;
-    op.a = a;
-    op.lda = *lda;
-    op.host_pivots = const_cast<Int*>(ipiv);
-    op.pivot_bytes = sizeof(Int);
+    LapackOp op = square_op(kind, *n, a, *lda);
+    set_pivots(op, ipiv);
     route_with_work(
-        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_getri_ARGS); },
-        [&](T* query_work, const Int* minus_one, Int* query_info) {
-            cpu.get()(n, a, lda, ipiv, query_work, minus_one, query_info);
-        },
+        op, routine, work, lwork, info,
+        [&](const auto& ws) { cpu.get()(n, a, lda, ipiv, ws.work, ws.lwork, ws.info); },
         used_workspace<T>(*n, *n, 0));
 }
 
 template <class T, class Int, class Cpu>
 void lapack_uplo_solve(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                        GPUSHIM_LAPACK_uplo_solve_PARAMS(T, Int)) {
-    LapackOp op = blank_lapack_op<T>(kind);
+    LapackOp op = square_op(kind, *n, a, *lda);
     op.uplo = fortran_flag(uplo);
-    op.n = *n;
-    op.nrhs = *nrhs;
-    op.a = a;
-    op.lda = *lda;
-    op.b = b;
-    op.ldb = *ldb;
+    set_rhs(op, *nrhs, b, *ldb);
     route_without_workspace(
         op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_uplo_solve_ARGS); }, info);
 }
@@ -235,16 +248,11 @@ inline char upper_case_flag(const char* flag) {
 template <class T, class Int, class Cpu>
 void lapack_trtrs(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_trtrs_PARAMS(T, Int)) {
-    LapackOp op = blank_lapack_op<T>(kind);
+    LapackOp op = square_op(kind, *n, a, *lda);
     op.uplo = upper_case_flag(uplo);
     op.trans = fortran_flag(trans);
     op.diag = upper_case_flag(diag);
-    op.n = *n;
-    op.nrhs = *nrhs;
-    op.a = const_cast<T*>(a);
-    op.lda = *lda;
-    op.b = b;
-    op.ldb = *ldb;
+    set_rhs(op, *nrhs, b, *ldb);
     route_without_workspace(
         op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_trtrs_ARGS); }, info);
 }
@@ -252,12 +260,9 @@ void lapack_trtrs(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 template <class T, class Int, class Cpu>
 void lapack_trtri(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_trtri_PARAMS(T, Int)) {
-    LapackOp op = blank_lapack_op<T>(kind);
+    LapackOp op = square_op(kind, *n, a, *lda);
     op.uplo = fortran_flag(uplo);
     op.diag = fortran_flag(diag);
-    op.n = *n;
-    op.a = a;
-    op.lda = *lda;
     route_without_workspace(
         op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_trtri_ARGS); }, info);
 }
@@ -265,69 +270,48 @@ void lapack_trtri(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 template <class T, class Int, class Cpu>
 void lapack_geqrf(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_geqrf_PARAMS(T, Int)) {
-    LapackOp op = blank_lapack_op<T>(kind);
-    op.m = *m;
-    op.n = *n;
-    op.a = a;
-    op.lda = *lda;
+    LapackOp op = general_op(kind, *m, *n, a, *lda);
     op.tau = tau;
     route_with_work(
-        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_geqrf_ARGS); },
-        [&](T* query_work, const Int* minus_one, Int* query_info) {
-            cpu.get()(m, n, a, lda, tau, query_work, minus_one, query_info);
-        },
+        op, routine, work, lwork, info,
+        [&](const auto& ws) { cpu.get()(m, n, a, lda, tau, ws.work, ws.lwork, ws.info); },
         used_workspace<T>(*n, std::min<int64_t>(*m, *n), kQrCrossover));
 }
 
 template <class T, class Int, class Cpu>
 void lapack_orgqr(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_orgqr_PARAMS(T, Int)) {
-    LapackOp op = blank_lapack_op<T>(kind);
-    op.m = *m;
-    op.n = *n;
+    LapackOp op = general_op(kind, *m, *n, a, *lda);
     op.k = *k;
-    op.a = a;
-    op.lda = *lda;
     op.tau = const_cast<T*>(tau);
     route_with_work(
-        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_orgqr_ARGS); },
-        [&](T* query_work, const Int* minus_one, Int* query_info) {
-            cpu.get()(m, n, k, a, lda, tau, query_work, minus_one, query_info);
-        },
+        op, routine, work, lwork, info,
+        [&](const auto& ws) { cpu.get()(m, n, k, a, lda, tau, ws.work, ws.lwork, ws.info); },
         used_workspace<T>(*n, *k, kQrCrossover));
 }
 
 template <class T, class Int, class Cpu>
 void lapack_ormqr(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_ormqr_PARAMS(T, Int)) {
-    LapackOp op = blank_lapack_op<T>(kind);
+    LapackOp op = general_op(kind, *m, *n, a, *lda);
     op.side = fortran_flag(side);
     op.trans = fortran_flag(trans);
-    op.m = *m;
-    op.n = *n;
     op.k = *k;
-    op.a = const_cast<T*>(a);
-    op.lda = *lda;
     op.tau = const_cast<T*>(tau);
     op.b = c;
     op.ldb = *ldc;
-    route_with_work(
-        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_ormqr_ARGS); },
-        [&](T* query_work, const Int* minus_one, Int* query_info) {
-            cpu.get()(side, trans, m, n, k, a, lda, tau, c, ldc, query_work, minus_one, query_info,
-                      side_len, trans_len);
-        });
+    route_with_work(op, routine, work, lwork, info, [&](const auto& ws) {
+        cpu.get()(side, trans, m, n, k, a, lda, tau, c, ldc, ws.work, ws.lwork, ws.info, side_len,
+                  trans_len);
+    });
 }
 
 template <class T>
 LapackOp eigen_op(gpushim_lapack_kind kind, const char* jobz, const char* uplo, int64_t n, T* a,
                   int64_t lda, void* w) {
-    LapackOp op = blank_lapack_op<T>(kind);
+    LapackOp op = square_op(kind, n, a, lda);
     op.jobz = fortran_flag(jobz);
     op.uplo = fortran_flag(uplo);
-    op.n = n;
-    op.a = a;
-    op.lda = lda;
     op.w = w;
     return op;
 }
@@ -335,32 +319,26 @@ LapackOp eigen_op(gpushim_lapack_kind kind, const char* jobz, const char* uplo, 
 template <class T, class Int, class Cpu>
 void lapack_syevd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_syevd_PARAMS(T, Int)) {
-    route_with_workspace<T, Int>(
-        eigen_op(kind, jobz, uplo, *n, a, *lda, w), routine, info,
-        [&] { cpu.get()(GPUSHIM_LAPACK_syevd_ARGS); },
-        [&](WorkspaceAnswers<T, Int>& answers, const Int* minus_one, Int* query_info) {
-            cpu.get()(jobz, uplo, n, a, lda, w, &answers.work, minus_one, &answers.integers,
-                      minus_one, query_info, jobz_len, uplo_len);
-        },
-        [&](const WorkspaceAnswers<T, Int>& answers) { return all_fit(answers, lwork, liwork); },
-        [&](const WorkspaceAnswers<T, Int>& answers) { store_answers(answers, work, iwork); });
+    const LapackOp op = eigen_op(kind, jobz, uplo, *n, a, *lda, w);
+    route_with_workspaces(
+        op, routine,
+        WorkspaceArgs<T, Int>{
+            .work = work, .lwork = lwork, .iwork = iwork, .liwork = liwork, .info = info},
+        ExtraSizes::taken, [&](const auto& ws) {
+            cpu.get()(jobz, uplo, n, a, lda, w, ws.work, ws.lwork, ws.iwork, ws.liwork, ws.info,
+                      jobz_len, uplo_len);
+        });
 }
 
 template <class T, class Int, class Cpu>
 void lapack_heevd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_heevd_PARAMS(T, Int)) {
-    route_with_workspace<T, Int>(
-        eigen_op(kind, jobz, uplo, *n, a, *lda, w), routine, info,
-        [&] { cpu.get()(GPUSHIM_LAPACK_heevd_ARGS); },
-        [&](WorkspaceAnswers<T, Int>& answers, const Int* minus_one, Int* query_info) {
-            cpu.get()(jobz, uplo, n, a, lda, w, &answers.work, minus_one, &answers.reals, minus_one,
-                      &answers.integers, minus_one, query_info, jobz_len, uplo_len);
-        },
-        [&](const WorkspaceAnswers<T, Int>& answers) {
-            return all_fit(answers, lwork, lrwork, liwork);
-        },
-        [&](const WorkspaceAnswers<T, Int>& answers) {
-            store_answers(answers, work, rwork, iwork);
+    const LapackOp op = eigen_op(kind, jobz, uplo, *n, a, *lda, w);
+    route_with_workspaces(
+        op, routine, WorkspaceArgs<T, Int>{work, lwork, rwork, lrwork, iwork, liwork, info},
+        ExtraSizes::taken, [&](const auto& ws) {
+            cpu.get()(jobz, uplo, n, a, lda, w, ws.work, ws.lwork, ws.rwork, ws.lrwork, ws.iwork,
+                      ws.liwork, ws.info, jobz_len, uplo_len);
         });
 }
 
@@ -369,37 +347,29 @@ void lapack_heevd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 template <class T, class Int, class Cpu>
 void lapack_syev(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                  GPUSHIM_LAPACK_syev_PARAMS(T, Int)) {
-    route_with_work(
-        eigen_op(kind, jobz, uplo, *n, a, *lda, w), routine, work, lwork, info,
-        [&] { cpu.get()(GPUSHIM_LAPACK_syev_ARGS); },
-        [&](T* query_work, const Int* minus_one, Int* query_info) {
-            cpu.get()(jobz, uplo, n, a, lda, w, query_work, minus_one, query_info, jobz_len,
-                      uplo_len);
-        });
+    route_with_work(eigen_op(kind, jobz, uplo, *n, a, *lda, w), routine, work, lwork, info,
+                    [&](const auto& ws) {
+                        cpu.get()(jobz, uplo, n, a, lda, w, ws.work, ws.lwork, ws.info, jobz_len,
+                                  uplo_len);
+                    });
 }
 
 template <class T, class Int, class Cpu>
 void lapack_heev(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                  GPUSHIM_LAPACK_heev_PARAMS(T, Int)) {
-    route_with_work(
-        eigen_op(kind, jobz, uplo, *n, a, *lda, w), routine, work, lwork, info,
-        [&] { cpu.get()(GPUSHIM_LAPACK_heev_ARGS); },
-        [&](T* query_work, const Int* minus_one, Int* query_info) {
-            cpu.get()(jobz, uplo, n, a, lda, w, query_work, minus_one, rwork, query_info, jobz_len,
-                      uplo_len);
-        });
+    route_with_work(eigen_op(kind, jobz, uplo, *n, a, *lda, w), routine, work, lwork, info,
+                    [&](const auto& ws) {
+                        cpu.get()(jobz, uplo, n, a, lda, w, ws.work, ws.lwork, rwork, ws.info,
+                                  jobz_len, uplo_len);
+                    });
 }
 
 template <class T>
 LapackOp svd_op(gpushim_lapack_kind kind, char jobu, char jobvt, int64_t m, int64_t n, T* a,
                 int64_t lda, void* s, T* u, int64_t ldu, T* vt, int64_t ldvt) {
-    LapackOp op = blank_lapack_op<T>(kind);
+    LapackOp op = general_op(kind, m, n, a, lda);
     op.jobu = jobu;
     op.jobvt = jobvt;
-    op.m = m;
-    op.n = n;
-    op.a = a;
-    op.lda = lda;
     op.w = s;
     op.u = u;
     op.ldu = ldu;
@@ -413,12 +383,10 @@ void lapack_gesvd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_gesvd_PARAMS(T, Int)) {
     const LapackOp op = svd_op(kind, fortran_flag(jobu), fortran_flag(jobvt), *m, *n, a, *lda, s, u,
                                *ldu, vt, *ldvt);
-    route_with_work(
-        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_gesvd_ARGS); },
-        [&](T* query_work, const Int* query, Int* query_info) {
-            cpu.get()(jobu, jobvt, m, n, a, lda, s, u, ldu, vt, ldvt, query_work, query, query_info,
-                      jobu_len, jobvt_len);
-        });
+    route_with_work(op, routine, work, lwork, info, [&](const auto& ws) {
+        cpu.get()(jobu, jobvt, m, n, a, lda, s, u, ldu, vt, ldvt, ws.work, ws.lwork, ws.info,
+                  jobu_len, jobvt_len);
+    });
 }
 
 template <class T, class Int, class Cpu>
@@ -426,12 +394,10 @@ void lapack_gesvd_complex(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                           GPUSHIM_LAPACK_gesvd_complex_PARAMS(T, Int)) {
     const LapackOp op = svd_op(kind, fortran_flag(jobu), fortran_flag(jobvt), *m, *n, a, *lda, s, u,
                                *ldu, vt, *ldvt);
-    route_with_work(
-        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_gesvd_complex_ARGS); },
-        [&](T* query_work, const Int* query, Int* query_info) {
-            cpu.get()(jobu, jobvt, m, n, a, lda, s, u, ldu, vt, ldvt, query_work, query, rwork,
-                      query_info, jobu_len, jobvt_len);
-        });
+    route_with_work(op, routine, work, lwork, info, [&](const auto& ws) {
+        cpu.get()(jobu, jobvt, m, n, a, lda, s, u, ldu, vt, ldvt, ws.work, ws.lwork, rwork, ws.info,
+                  jobu_len, jobvt_len);
+    });
 }
 
 // GESDD's JOBZ as GESVD's pair of jobs: 'O' overwrites A with U when m >= n (VT whole),
@@ -464,24 +430,20 @@ template <class T, class Int, class Cpu>
 void lapack_gesdd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_gesdd_PARAMS(T, Int)) {
     const LapackOp op = gesdd_op(kind, jobz, m, n, a, lda, s, u, ldu, vt, ldvt);
-    route_with_work(
-        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_gesdd_ARGS); },
-        [&](T* query_work, const Int* query, Int* query_info) {
-            cpu.get()(jobz, m, n, a, lda, s, u, ldu, vt, ldvt, query_work, query, iwork, query_info,
-                      jobz_len);
-        });
+    route_with_work(op, routine, work, lwork, info, [&](const auto& ws) {
+        cpu.get()(jobz, m, n, a, lda, s, u, ldu, vt, ldvt, ws.work, ws.lwork, iwork, ws.info,
+                  jobz_len);
+    });
 }
 
 template <class T, class Int, class Cpu>
 void lapack_gesdd_complex(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                           GPUSHIM_LAPACK_gesdd_complex_PARAMS(T, Int)) {
     const LapackOp op = gesdd_op(kind, jobz, m, n, a, lda, s, u, ldu, vt, ldvt);
-    route_with_work(
-        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_gesdd_complex_ARGS); },
-        [&](T* query_work, const Int* query, Int* query_info) {
-            cpu.get()(jobz, m, n, a, lda, s, u, ldu, vt, ldvt, query_work, query, rwork, iwork,
-                      query_info, jobz_len);
-        });
+    route_with_work(op, routine, work, lwork, info, [&](const auto& ws) {
+        cpu.get()(jobz, m, n, a, lda, s, u, ldu, vt, ldvt, ws.work, ws.lwork, rwork, iwork, ws.info,
+                  jobz_len);
+    });
 }
 
 // SYEVR's ISUPPZ: for the full spectrum (the only case LAPACK sets it), the first and last
@@ -522,12 +484,11 @@ LapackOp syevr_op(gpushim_lapack_kind kind, const char* jobz, const char* range,
     return op;
 }
 
-// After an offloaded SYEVR/HEEVR: M, and ISUPPZ for the full spectrum with vectors.
+// After an offloaded SYEVR/HEEVR: ISUPPZ for the full spectrum with vectors.
 template <class T, class Int>
-void finish_syevr(const LapackOp& op, int64_t found, Int* m, const T* z, Int* isuppz) {
-    *m = static_cast<Int>(found);
+void store_syevr_support(const LapackOp& op, const T* z, Int* isuppz) {
     const bool full_spectrum = op.range == 'A' || (op.range == 'I' && op.il == 1 && op.iu == op.n);
-    if (op.jobz == 'V' && full_spectrum) store_support(z, op.ldu, op.n, found, isuppz);
+    if (op.jobz == 'V' && full_spectrum) store_support(z, op.ldu, op.n, *op.found, isuppz);
 }
 
 template <class T, class Int, class Cpu>
@@ -536,19 +497,21 @@ void lapack_syevr(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
     int64_t found = 0;
     const LapackOp op =
         syevr_op(kind, jobz, range, uplo, n, a, lda, vl, vu, il, iu, w, z, ldz, &found);
-    route_with_workspace<T, Int>(
-        op, routine, info, [&] { cpu.get()(GPUSHIM_LAPACK_syevr_ARGS); },
-        [&](WorkspaceAnswers<T, Int>& answers, const Int* minus_one, Int* query_info) {
-            Int query_m = 0;
-            cpu.get()(jobz, range, uplo, n, a, lda, vl, vu, il, iu, abstol, &query_m, w, z, ldz,
-                      isuppz, &answers.work, minus_one, &answers.integers, minus_one, query_info,
-                      jobz_len, range_len, uplo_len);
+    route_with_workspaces(
+        op, routine,
+        WorkspaceArgs<T, Int>{.work = work,
+                              .lwork = lwork,
+                              .iwork = iwork,
+                              .liwork = liwork,
+                              .info = info,
+                              .found = m},
+        ExtraSizes::taken,
+        [&](const auto& ws) {
+            cpu.get()(jobz, range, uplo, n, a, lda, vl, vu, il, iu, abstol, ws.found, w, z, ldz,
+                      isuppz, ws.work, ws.lwork, ws.iwork, ws.liwork, ws.info, jobz_len, range_len,
+                      uplo_len);
         },
-        [&](const WorkspaceAnswers<T, Int>& answers) { return all_fit(answers, lwork, liwork); },
-        [&](const WorkspaceAnswers<T, Int>& answers) {
-            finish_syevr(op, found, m, z, isuppz);
-            store_answers(answers, work, iwork);
-        });
+        [&] { store_syevr_support(op, z, isuppz); });
 }
 
 template <class T, class Int, class Cpu>
@@ -557,21 +520,15 @@ void lapack_heevr(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
     int64_t found = 0;
     const LapackOp op =
         syevr_op(kind, jobz, range, uplo, n, a, lda, vl, vu, il, iu, w, z, ldz, &found);
-    route_with_workspace<T, Int>(
-        op, routine, info, [&] { cpu.get()(GPUSHIM_LAPACK_heevr_ARGS); },
-        [&](WorkspaceAnswers<T, Int>& answers, const Int* minus_one, Int* query_info) {
-            Int query_m = 0;
-            cpu.get()(jobz, range, uplo, n, a, lda, vl, vu, il, iu, abstol, &query_m, w, z, ldz,
-                      isuppz, &answers.work, minus_one, &answers.reals, minus_one,
-                      &answers.integers, minus_one, query_info, jobz_len, range_len, uplo_len);
+    route_with_workspaces(
+        op, routine, WorkspaceArgs<T, Int>{work, lwork, rwork, lrwork, iwork, liwork, info, m},
+        ExtraSizes::taken,
+        [&](const auto& ws) {
+            cpu.get()(jobz, range, uplo, n, a, lda, vl, vu, il, iu, abstol, ws.found, w, z, ldz,
+                      isuppz, ws.work, ws.lwork, ws.rwork, ws.lrwork, ws.iwork, ws.liwork, ws.info,
+                      jobz_len, range_len, uplo_len);
         },
-        [&](const WorkspaceAnswers<T, Int>& answers) {
-            return all_fit(answers, lwork, lrwork, liwork);
-        },
-        [&](const WorkspaceAnswers<T, Int>& answers) {
-            finish_syevr(op, found, m, z, isuppz);
-            store_answers(answers, work, rwork, iwork);
-        });
+        [&] { store_syevr_support(op, z, isuppz); });
 }
 
 template <class T, class Int>
@@ -587,46 +544,36 @@ LapackOp sygvd_op(gpushim_lapack_kind kind, const Int* itype, const char* jobz, 
 template <class T, class Int, class Cpu>
 void lapack_sygvd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_sygvd_PARAMS(T, Int)) {
-    route_with_workspace<T, Int>(
-        sygvd_op(kind, itype, jobz, uplo, n, a, lda, b, ldb, w), routine, info,
-        [&] { cpu.get()(GPUSHIM_LAPACK_sygvd_ARGS); },
-        [&](WorkspaceAnswers<T, Int>& answers, const Int* minus_one, Int* query_info) {
-            cpu.get()(itype, jobz, uplo, n, a, lda, b, ldb, w, &answers.work, minus_one,
-                      &answers.integers, minus_one, query_info, jobz_len, uplo_len);
-        },
-        [&](const WorkspaceAnswers<T, Int>& answers) { return all_fit(answers, lwork, liwork); },
-        [&](const WorkspaceAnswers<T, Int>& answers) { store_answers(answers, work, iwork); });
+    const LapackOp op = sygvd_op(kind, itype, jobz, uplo, n, a, lda, b, ldb, w);
+    route_with_workspaces(
+        op, routine,
+        WorkspaceArgs<T, Int>{
+            .work = work, .lwork = lwork, .iwork = iwork, .liwork = liwork, .info = info},
+        ExtraSizes::taken, [&](const auto& ws) {
+            cpu.get()(itype, jobz, uplo, n, a, lda, b, ldb, w, ws.work, ws.lwork, ws.iwork,
+                      ws.liwork, ws.info, jobz_len, uplo_len);
+        });
 }
 
 template <class T, class Int, class Cpu>
 void lapack_hegvd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_hegvd_PARAMS(T, Int)) {
-    route_with_workspace<T, Int>(
-        sygvd_op(kind, itype, jobz, uplo, n, a, lda, b, ldb, w), routine, info,
-        [&] { cpu.get()(GPUSHIM_LAPACK_hegvd_ARGS); },
-        [&](WorkspaceAnswers<T, Int>& answers, const Int* minus_one, Int* query_info) {
-            cpu.get()(itype, jobz, uplo, n, a, lda, b, ldb, w, &answers.work, minus_one,
-                      &answers.reals, minus_one, &answers.integers, minus_one, query_info, jobz_len,
-                      uplo_len);
-        },
-        [&](const WorkspaceAnswers<T, Int>& answers) {
-            return all_fit(answers, lwork, lrwork, liwork);
-        },
-        [&](const WorkspaceAnswers<T, Int>& answers) {
-            store_answers(answers, work, rwork, iwork);
+    const LapackOp op = sygvd_op(kind, itype, jobz, uplo, n, a, lda, b, ldb, w);
+    route_with_workspaces(
+        op, routine, WorkspaceArgs<T, Int>{work, lwork, rwork, lrwork, iwork, liwork, info},
+        ExtraSizes::taken, [&](const auto& ws) {
+            cpu.get()(itype, jobz, uplo, n, a, lda, b, ldb, w, ws.work, ws.lwork, ws.rwork,
+                      ws.lrwork, ws.iwork, ws.liwork, ws.info, jobz_len, uplo_len);
         });
 }
 
 template <class T, class Int>
 LapackOp geev_op(gpushim_lapack_kind kind, const char* jobvl, const char* jobvr, const Int* n, T* a,
                  const Int* lda, void* w, void* wi, const Int* ldvl, T* vr, const Int* ldvr) {
-    LapackOp op = blank_lapack_op<T>(kind);
+    LapackOp op = square_op(kind, *n, a, *lda);
     op.jobvl = fortran_flag(jobvl);
     op.ldvl = *ldvl;
     op.jobz = fortran_flag(jobvr);
-    op.n = *n;
-    op.a = a;
-    op.lda = *lda;
     op.w = w;
     op.wi = wi;
     op.u = vr;
@@ -638,56 +585,38 @@ template <class T, class Int, class Cpu>
 void lapack_geev(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                  GPUSHIM_LAPACK_geev_PARAMS(T, Int)) {
     const LapackOp op = geev_op(kind, jobvl, jobvr, n, a, lda, wr, wi, ldvl, vr, ldvr);
-    route_with_work(
-        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_geev_ARGS); },
-        [&](T* query_work, const Int* query, Int* query_info) {
-            cpu.get()(jobvl, jobvr, n, a, lda, wr, wi, vl, ldvl, vr, ldvr, query_work, query,
-                      query_info, jobvl_len, jobvr_len);
-        });
+    route_with_work(op, routine, work, lwork, info, [&](const auto& ws) {
+        cpu.get()(jobvl, jobvr, n, a, lda, wr, wi, vl, ldvl, vr, ldvr, ws.work, ws.lwork, ws.info,
+                  jobvl_len, jobvr_len);
+    });
 }
 
 template <class T, class Int, class Cpu>
 void lapack_geev_complex(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                          GPUSHIM_LAPACK_geev_complex_PARAMS(T, Int)) {
     const LapackOp op = geev_op(kind, jobvl, jobvr, n, a, lda, w, nullptr, ldvl, vr, ldvr);
-    route_with_work(
-        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_geev_complex_ARGS); },
-        [&](T* query_work, const Int* query, Int* query_info) {
-            cpu.get()(jobvl, jobvr, n, a, lda, w, vl, ldvl, vr, ldvr, query_work, query, rwork,
-                      query_info, jobvl_len, jobvr_len);
-        });
+    route_with_work(op, routine, work, lwork, info, [&](const auto& ws) {
+        cpu.get()(jobvl, jobvr, n, a, lda, w, vl, ldvl, vr, ldvr, ws.work, ws.lwork, rwork, ws.info,
+                  jobvl_len, jobvr_len);
+    });
 }
 
 template <class T, class Int, class Cpu>
 void lapack_gels(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                  GPUSHIM_LAPACK_gels_PARAMS(T, Int)) {
-    LapackOp op = blank_lapack_op<T>(kind);
+    LapackOp op = general_op(kind, *m, *n, a, *lda);
     op.trans = fortran_flag(trans);
-    op.m = *m;
-    op.n = *n;
-    op.nrhs = *nrhs;
-    op.a = a;
-    op.lda = *lda;
-    op.b = b;
-    op.ldb = *ldb;
-    route_with_work(
-        op, routine, work, lwork, info, [&] { cpu.get()(GPUSHIM_LAPACK_gels_ARGS); },
-        [&](T* query_work, const Int* query, Int* query_info) {
-            cpu.get()(trans, m, n, nrhs, a, lda, b, ldb, query_work, query, query_info, trans_len);
-        });
+    set_rhs(op, *nrhs, b, *ldb);
+    route_with_work(op, routine, work, lwork, info, [&](const auto& ws) {
+        cpu.get()(trans, m, n, nrhs, a, lda, b, ldb, ws.work, ws.lwork, ws.info, trans_len);
+    });
 }
 
 template <class T, class Int, class R>
 LapackOp gelsd_op(gpushim_lapack_kind kind, const Int* m, const Int* n, const Int* nrhs, T* a,
                   const Int* lda, T* b, const Int* ldb, void* s, const R* rcond, int64_t* rank) {
-    LapackOp op = blank_lapack_op<T>(kind);
-    op.m = *m;
-    op.n = *n;
-    op.nrhs = *nrhs;
-    op.a = a;
-    op.lda = *lda;
-    op.b = b;
-    op.ldb = *ldb;
+    LapackOp op = general_op(kind, *m, *n, a, *lda);
+    set_rhs(op, *nrhs, b, *ldb);
     op.w = s;
     op.rcond = static_cast<double>(*rcond);
     op.found = rank;
@@ -695,24 +624,18 @@ LapackOp gelsd_op(gpushim_lapack_kind kind, const Int* m, const Int* n, const In
 }
 
 // GELSD answers its query in WORK(1), IWORK(1) (the minimum LIWORK) and, complex, RWORK(1)
-// (the minimum LRWORK); IWORK and RWORK have no size argument, so only LWORK is compared.
-// An offloaded call stores the same answers, as LAPACK does on exit.
+// (the minimum LRWORK); an offloaded call stores the same answers, as LAPACK does on exit.
 template <class T, class Int, class Cpu>
 void lapack_gelsd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_gelsd_PARAMS(T, Int)) {
     int64_t found = 0;
-    route_with_workspace<T, Int>(
-        gelsd_op(kind, m, n, nrhs, a, lda, b, ldb, s, rcond, &found), routine, info,
-        [&] { cpu.get()(GPUSHIM_LAPACK_gelsd_ARGS); },
-        [&](WorkspaceAnswers<T, Int>& answers, const Int* minus_one, Int* query_info) {
-            Int query_rank = 0;
-            cpu.get()(m, n, nrhs, a, lda, b, ldb, s, rcond, &query_rank, &answers.work, minus_one,
-                      &answers.integers, query_info);
-        },
-        [&](const WorkspaceAnswers<T, Int>& answers) { return at_least(lwork, answers.work); },
-        [&](const WorkspaceAnswers<T, Int>& answers) {
-            *rank = static_cast<Int>(found);
-            store_answers(answers, work, iwork);
+    route_with_workspaces(
+        gelsd_op(kind, m, n, nrhs, a, lda, b, ldb, s, rcond, &found), routine,
+        WorkspaceArgs<T, Int>{
+            .work = work, .lwork = lwork, .iwork = iwork, .info = info, .found = rank},
+        ExtraSizes::none, [&](const auto& ws) {
+            cpu.get()(m, n, nrhs, a, lda, b, ldb, s, rcond, ws.found, ws.work, ws.lwork, ws.iwork,
+                      ws.info);
         });
 }
 
@@ -720,19 +643,17 @@ template <class T, class Int, class Cpu>
 void lapack_gelsd_complex(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                           GPUSHIM_LAPACK_gelsd_complex_PARAMS(T, Int)) {
     int64_t found = 0;
-    route_with_workspace<T, Int>(
-        gelsd_op(kind, m, n, nrhs, a, lda, b, ldb, s, rcond, &found), routine, info,
-        [&] { cpu.get()(GPUSHIM_LAPACK_gelsd_complex_ARGS); },
-        [&](WorkspaceAnswers<T, Int>& answers, const Int* minus_one, Int* query_info) {
-            Int query_rank = 0;
-            cpu.get()(m, n, nrhs, a, lda, b, ldb, s, rcond, &query_rank, &answers.work, minus_one,
-                      &answers.reals, &answers.integers, query_info);
-        },
-        [&](const WorkspaceAnswers<T, Int>& answers) { return at_least(lwork, answers.work); },
-        [&](const WorkspaceAnswers<T, Int>& answers) {
-            *rank = static_cast<Int>(found);
-            store_answers(answers, work, rwork, iwork);
-        });
+    route_with_workspaces(gelsd_op(kind, m, n, nrhs, a, lda, b, ldb, s, rcond, &found), routine,
+                          WorkspaceArgs<T, Int>{.work = work,
+                                                .lwork = lwork,
+                                                .rwork = rwork,
+                                                .iwork = iwork,
+                                                .info = info,
+                                                .found = rank},
+                          ExtraSizes::none, [&](const auto& ws) {
+                              cpu.get()(m, n, nrhs, a, lda, b, ldb, s, rcond, ws.found, ws.work,
+                                        ws.lwork, ws.rwork, ws.iwork, ws.info);
+                          });
 }
 
 }  // namespace gpushim::shim
