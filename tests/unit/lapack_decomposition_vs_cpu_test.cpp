@@ -37,21 +37,13 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "lapack_test_harness.h"
 #include "shim_test_harness.h"
-
-#ifndef GPUSHIM_TEST_OPENBLAS_PATH
-#define GPUSHIM_TEST_OPENBLAS_PATH "/usr/lib/x86_64-linux-gnu/libopenblas.so.0"
-#endif
-#ifndef GPUSHIM_TEST_OPENBLAS64_PATH
-#define GPUSHIM_TEST_OPENBLAS64_PATH "/usr/lib/x86_64-linux-gnu/libopenblas64.so.0"
-#endif
 
 namespace {
 
@@ -59,205 +51,84 @@ using namespace gpushim::test_harness;          // NOLINT(google-build-using-nam
 using namespace gpushim::test_harness::lapack;  // NOLINT(google-build-using-namespace)
 
 // --- Routines -----------------------------------------------------------------------------
-struct Geqrf {
-    template <class T>
-    static std::string name() {
-        return lapack_name<T>("geqrf");
-    }
+struct Geqrf : Named<"geqrf"> {
     template <class T, class I>
-    static void call(void* fn, const Args& x, Operands<T>& o) {
-        using F = void(const I*, const I*, T*, const I*, T*, T*, const I*, I*);
-        const I m = as_int<I>(x.m), n = as_int<I>(x.n), lda = as_int<I>(x.lda),
-                lwork = as_int<I>(x.lwork);
-        I info = as_int<I>(kInfoUnset);
-        reinterpret_cast<F*>(fn)(&m, &n, o.a.data(), &lda, o.tau.data(), o.work.data(), &lwork,
-                                 &info);
-        o.info = info;
+    static void call(void* fn, const Args&, Ints<I>& i, Operands<T>& o) {
+        call_fortran(fn, &i.m, &i.n, o.a.data(), &i.lda, o.tau.data(), o.work.data(), &i.lwork,
+                     &i.info);
     }
 };
 
-struct Orgqr {
-    template <class T>
-    static std::string name() {
-        return lapack_name<T>("orgqr", "ungqr");
-    }
+struct Orgqr : Named<"orgqr", "ungqr"> {
     template <class T, class I>
-    static void call(void* fn, const Args& x, Operands<T>& o) {
-        using F = void(const I*, const I*, const I*, T*, const I*, const T*, T*, const I*, I*);
-        const I m = as_int<I>(x.m), n = as_int<I>(x.n), k = as_int<I>(x.k), lda = as_int<I>(x.lda),
-                lwork = as_int<I>(x.lwork);
-        I info = as_int<I>(kInfoUnset);
-        reinterpret_cast<F*>(fn)(&m, &n, &k, o.a.data(), &lda, o.tau.data(), o.work.data(), &lwork,
-                                 &info);
-        o.info = info;
+    static void call(void* fn, const Args&, Ints<I>& i, Operands<T>& o) {
+        call_fortran(fn, &i.m, &i.n, &i.k, o.a.data(), &i.lda, o.tau.data(), o.work.data(),
+                     &i.lwork, &i.info);
     }
 };
 
-struct Ormqr {
-    template <class T>
-    static std::string name() {
-        return lapack_name<T>("ormqr", "unmqr");
-    }
+struct Ormqr : Named<"ormqr", "unmqr"> {
     template <class T, class I>
-    static void call(void* fn, const Args& x, Operands<T>& o) {
-        using F = void(const char*, const char*, const I*, const I*, const I*, T*, const I*,
-                       const T*, T*, const I*, T*, const I*, I*, std::size_t, std::size_t);
-        const I m = as_int<I>(x.m), n = as_int<I>(x.n), k = as_int<I>(x.k), lda = as_int<I>(x.lda),
-                ldc = as_int<I>(x.ldc), lwork = as_int<I>(x.lwork);
-        I info = as_int<I>(kInfoUnset);
-        reinterpret_cast<F*>(fn)(x.flag(0), x.flag(1), &m, &n, &k, o.a.data(), &lda, o.tau.data(),
-                                 o.c.data(), &ldc, o.work.data(), &lwork, &info, 1, 1);
-        o.info = info;
+    static void call(void* fn, const Args& x, Ints<I>& i, Operands<T>& o) {
+        call_fortran(fn, x.flag(0), x.flag(1), &i.m, &i.n, &i.k, o.a.data(), &i.lda, o.tau.data(),
+                     o.c.data(), &i.ldc, o.work.data(), &i.lwork, &i.info, kFlag, kFlag);
     }
 };
 
 // {s,d}syevd, {c,z}heevd (with RWORK and LRWORK).
-struct Syevd {
-    template <class T>
-    static std::string name() {
-        return lapack_name<T>("syevd", "heevd");
-    }
+struct Syevd : Named<"syevd", "heevd"> {
     template <class T, class I>
-    static void call(void* fn, const Args& x, Operands<T>& o) {
-        using R = Real<T>;
-        const I n = as_int<I>(x.n), lda = as_int<I>(x.lda), lwork = as_int<I>(x.lwork),
-                liwork = as_int<I>(x.liwork);
+    static void call(void* fn, const Args& x, Ints<I>& i, Operands<T>& o) {
         IntArgument<I> iwork(o.iwork);
-        I info = as_int<I>(kInfoUnset);
-        if constexpr (kIsComplex<T>) {
-            using F = void(const char*, const char*, const I*, T*, const I*, R*, T*, const I*, R*,
-                           const I*, I*, const I*, I*, std::size_t, std::size_t);
-            const I lrwork = as_int<I>(x.lrwork);
-            reinterpret_cast<F*>(fn)(x.flag(0), x.flag(1), &n, o.a.data(), &lda, o.values.data(),
-                                     o.work.data(), &lwork, o.rwork.data(), &lrwork, iwork.data(),
-                                     &liwork, &info, 1, 1);
-        } else {
-            using F = void(const char*, const char*, const I*, T*, const I*, R*, T*, const I*, I*,
-                           const I*, I*, std::size_t, std::size_t);
-            reinterpret_cast<F*>(fn)(x.flag(0), x.flag(1), &n, o.a.data(), &lda, o.values.data(),
-                                     o.work.data(), &lwork, iwork.data(), &liwork, &info, 1, 1);
-        }
-        o.info = info;
+        call_fortran(fn, x.flag(0), x.flag(1), &i.n, o.a.data(), &i.lda, o.values.data(),
+                     o.work.data(), &i.lwork, only_complex<T>(o.rwork.data(), &i.lrwork),
+                     iwork.data(), &i.liwork, &i.info, kFlag, kFlag);
     }
 };
 
 // {s,d}syev, {c,z}heev (with RWORK, of 3n - 2 elements).
-struct Syev {
-    template <class T>
-    static std::string name() {
-        return lapack_name<T>("syev", "heev");
-    }
+struct Syev : Named<"syev", "heev"> {
     template <class T, class I>
-    static void call(void* fn, const Args& x, Operands<T>& o) {
-        using R = Real<T>;
-        const I n = as_int<I>(x.n), lda = as_int<I>(x.lda), lwork = as_int<I>(x.lwork);
-        I info = as_int<I>(kInfoUnset);
-        if constexpr (kIsComplex<T>) {
-            using F = void(const char*, const char*, const I*, T*, const I*, R*, T*, const I*, R*,
-                           I*, std::size_t, std::size_t);
-            reinterpret_cast<F*>(fn)(x.flag(0), x.flag(1), &n, o.a.data(), &lda, o.values.data(),
-                                     o.work.data(), &lwork, o.rwork.data(), &info, 1, 1);
-        } else {
-            using F = void(const char*, const char*, const I*, T*, const I*, R*, T*, const I*, I*,
-                           std::size_t, std::size_t);
-            reinterpret_cast<F*>(fn)(x.flag(0), x.flag(1), &n, o.a.data(), &lda, o.values.data(),
-                                     o.work.data(), &lwork, &info, 1, 1);
-        }
-        o.info = info;
+    static void call(void* fn, const Args& x, Ints<I>& i, Operands<T>& o) {
+        call_fortran(fn, x.flag(0), x.flag(1), &i.n, o.a.data(), &i.lda, o.values.data(),
+                     o.work.data(), &i.lwork, only_complex<T>(o.rwork.data()), &i.info, kFlag,
+                     kFlag);
     }
 };
 
 // Complex: with RWORK, of 5 min(m, n) elements.
-struct Gesvd {
-    template <class T>
-    static std::string name() {
-        return lapack_name<T>("gesvd");
-    }
+struct Gesvd : Named<"gesvd"> {
     template <class T, class I>
-    static void call(void* fn, const Args& x, Operands<T>& o) {
-        using R = Real<T>;
-        const I m = as_int<I>(x.m), n = as_int<I>(x.n), lda = as_int<I>(x.lda),
-                ldu = as_int<I>(x.ldu), ldvt = as_int<I>(x.ldvt), lwork = as_int<I>(x.lwork);
-        I info = as_int<I>(kInfoUnset);
-        if constexpr (kIsComplex<T>) {
-            using F = void(const char*, const char*, const I*, const I*, T*, const I*, R*, T*,
-                           const I*, T*, const I*, T*, const I*, R*, I*, std::size_t, std::size_t);
-            reinterpret_cast<F*>(fn)(x.flag(0), x.flag(1), &m, &n, o.a.data(), &lda,
-                                     o.values.data(), o.u.data(), &ldu, o.vt.data(), &ldvt,
-                                     o.work.data(), &lwork, o.rwork.data(), &info, 1, 1);
-        } else {
-            using F = void(const char*, const char*, const I*, const I*, T*, const I*, R*, T*,
-                           const I*, T*, const I*, T*, const I*, I*, std::size_t, std::size_t);
-            reinterpret_cast<F*>(fn)(x.flag(0), x.flag(1), &m, &n, o.a.data(), &lda,
-                                     o.values.data(), o.u.data(), &ldu, o.vt.data(), &ldvt,
-                                     o.work.data(), &lwork, &info, 1, 1);
-        }
-        o.info = info;
+    static void call(void* fn, const Args& x, Ints<I>& i, Operands<T>& o) {
+        call_fortran(fn, x.flag(0), x.flag(1), &i.m, &i.n, o.a.data(), &i.lda, o.values.data(),
+                     o.u.data(), &i.ldu, o.vt.data(), &i.ldvt, o.work.data(), &i.lwork,
+                     only_complex<T>(o.rwork.data()), &i.info, kFlag, kFlag);
     }
 };
 
 // IWORK of 8 min(m, n) elements; complex: with RWORK (sized in svd_operands()).
-struct Gesdd {
-    template <class T>
-    static std::string name() {
-        return lapack_name<T>("gesdd");
-    }
+struct Gesdd : Named<"gesdd"> {
     template <class T, class I>
-    static void call(void* fn, const Args& x, Operands<T>& o) {
-        using R = Real<T>;
-        const I m = as_int<I>(x.m), n = as_int<I>(x.n), lda = as_int<I>(x.lda),
-                ldu = as_int<I>(x.ldu), ldvt = as_int<I>(x.ldvt), lwork = as_int<I>(x.lwork);
+    static void call(void* fn, const Args& x, Ints<I>& i, Operands<T>& o) {
         IntArgument<I> iwork(o.iwork);
-        I info = as_int<I>(kInfoUnset);
-        if constexpr (kIsComplex<T>) {
-            using F = void(const char*, const I*, const I*, T*, const I*, R*, T*, const I*, T*,
-                           const I*, T*, const I*, R*, I*, I*, std::size_t);
-            reinterpret_cast<F*>(fn)(x.flag(0), &m, &n, o.a.data(), &lda, o.values.data(),
-                                     o.u.data(), &ldu, o.vt.data(), &ldvt, o.work.data(), &lwork,
-                                     o.rwork.data(), iwork.data(), &info, 1);
-        } else {
-            using F = void(const char*, const I*, const I*, T*, const I*, R*, T*, const I*, T*,
-                           const I*, T*, const I*, I*, I*, std::size_t);
-            reinterpret_cast<F*>(fn)(x.flag(0), &m, &n, o.a.data(), &lda, o.values.data(),
-                                     o.u.data(), &ldu, o.vt.data(), &ldvt, o.work.data(), &lwork,
-                                     iwork.data(), &info, 1);
-        }
-        o.info = info;
+        call_fortran(fn, x.flag(0), &i.m, &i.n, o.a.data(), &i.lda, o.values.data(), o.u.data(),
+                     &i.ldu, o.vt.data(), &i.ldvt, o.work.data(), &i.lwork,
+                     only_complex<T>(o.rwork.data()), iwork.data(), &i.info, kFlag);
     }
 };
 
 // --- Operands and checks ------------------------------------------------------------------
-// LAPACK's test ratios (residuals over n eps) pass below 30.
-constexpr double kResidualLimit = 30.0;
-
-template <class T>
-void expect_success(const Pair<T>& p, const std::string& what) {
-    EXPECT_EQ(p.ref.info, 0) << what << ": OpenBLAS";
-    EXPECT_EQ(p.shim.info, 0) << what;
-}
-
-template <class X>
-std::vector<double> values_of(const Array<X>& a, int64_t count) {
-    std::vector<double> v(static_cast<std::size_t>(count));
-    for (int64_t i = 0; i < count; ++i)
-        v[static_cast<std::size_t>(i)] = a.v[static_cast<std::size_t>(i)];
-    return v;
-}
-
 // ||Q^H Q - I||_F / (rows eps): Q's columns orthonormal.
 template <class T>
 double orthogonality(const Dense& q) {
-    const Dense g = difference(product(adjoint(q), q), identity(q.cols));
-    return frobenius(g) / (static_cast<double>(std::max<int64_t>(q.rows, 1)) * epsilon<T>());
+    return identity_ratio<T>(product(adjoint(q), q), q.rows);
 }
 
 // ||A V - V diag(w)||_F / (n eps ||A||_F).
 template <class T>
 double eigen_residual(const Dense& a, const Dense& v, const std::vector<double>& w) {
-    Dense r = product(a, v);
-    for (int64_t j = 0; j < v.cols; ++j)
-        for (int64_t i = 0; i < v.rows; ++i) r(i, j) -= v(i, j) * w[static_cast<std::size_t>(j)];
-    return frobenius(r) / (static_cast<double>(a.rows) * epsilon<T>() * frobenius(a));
+    return frobenius(difference(product(a, v), scaled_columns(v, w))) /
+           (static_cast<double>(a.rows) * epsilon<T>() * frobenius(a));
 }
 
 // ||A - U(:, 1:k) diag(s) VT(1:k, :)||_F / (max(m, n) eps ||A||_F), k = min(m, n).
@@ -289,15 +160,23 @@ double one_sided_residual(const Dense& a, const Dense& g, const Dense& q,
            (static_cast<double>(std::max(a.rows, a.cols)) * epsilon<T>() * norm * norm);
 }
 
-std::string ratio_problem(const char* what, double ratio) {
-    if (ratio < kResidualLimit) return "";
-    return std::string(what) + " ratio " + std::to_string(ratio) +
-           " >= " + std::to_string(kResidualLimit);
-}
-
-// Whether a flag is `letter` (upper case), in either case.
-bool same_flag(char flag, char letter) {
-    return std::toupper(static_cast<unsigned char>(flag)) == letter;
+// GEQRF of a well-conditioned matrix: R and the reflectors, and TAU (|TAU| <= 2), within
+// tolerance of OpenBLAS's.
+template <class T>
+void geqrf_case(Scheme scheme, const Shape& shape, int64_t lda, int64_t extra, Rng& rng) {
+    Args args{.m = shape.m, .n = shape.n, .lda = lda};
+    Operands<T> operands, query;
+    operands.a = array_of<T>(well_conditioned(shape.m, shape.n, kIsComplex<T>, rng), lda);
+    operands.tau = Array<T>::vector(std::min(shape.m, shape.n));
+    const Operands<T> input = with_queried_workspaces<Geqrf>(scheme, args, operands, extra, query);
+    const Pair<T> p = run_both<Geqrf>(scheme, args, input);
+    expect_success(p);
+    EXPECT_EQ(compare_to_scale("A", input.a, p.shim.a, p.ref.a, shape.m), "") << p.what;
+    EXPECT_EQ(compare_array("TAU", input.tau, p.shim.tau, p.ref.tau, everywhere,
+                            tolerance<T>(shape.m, 2.0)),
+              "")
+        << p.what;
+    EXPECT_EQ(check_workspaces(args, input, query, p), "") << p.what;
 }
 
 // The QR factorization of a well-conditioned rows x cols matrix by OpenBLAS (A holds R and
@@ -305,19 +184,49 @@ bool same_flag(char flag, char letter) {
 template <class T>
 Operands<T> qr_factors(int64_t rows, int64_t cols, int64_t lda, Rng& rng) {
     Args args{.m = rows, .n = cols, .lda = lda};
-    Operands<T> o;
+    Operands<T> o, query;
     o.a = array_of<T>(well_conditioned(rows, cols, kIsComplex<T>, rng), lda);
     o.tau = Array<T>::vector(std::min(rows, cols));
-    give_workspaces(workspace_query<Geqrf>(Scheme::standard, args, o), 0, args, o);
-    o = run_reference<Geqrf>(Scheme::standard, args, o);
+    o = run_reference<Geqrf>(Scheme::standard, args,
+                             with_queried_workspaces<Geqrf>(Scheme::standard, args, o, 0, query));
     EXPECT_EQ(o.info, 0) << "OpenBLAS's GEQRF of an operand";
     o.work = Array<T>();
     return o;
 }
 
+// ORGQR / UNGQR of OpenBLAS's QR factors: Q (whose elements are at most 1) within tolerance
+// of OpenBLAS's, TAU untouched.
+template <class T>
+void orgqr_case(Scheme scheme, Args args, const Operands<T>& qr, int64_t extra) {
+    Operands<T> query;
+    const Operands<T> input = with_queried_workspaces<Orgqr>(scheme, args, qr, extra, query);
+    const Pair<T> p = run_both<Orgqr>(scheme, args, input);
+    expect_success(p);
+    EXPECT_EQ(compare_array("A", input.a, p.shim.a, p.ref.a, everywhere, tolerance<T>(args.m, 1.0)),
+              "")
+        << p.what;
+    EXPECT_EQ(compare_untouched("TAU", input.tau, p.shim.tau), "") << p.what;
+    EXPECT_EQ(check_workspaces(args, input, query, p), "") << p.what;
+}
+
+// ORMQR / UNMQR with OpenBLAS's QR factors and C: Q C (or C Q) within tolerance of OpenBLAS's;
+// A, which ORMQR changes and restores, and TAU bit-exact.
+template <class T>
+void ormqr_case(Scheme scheme, Args args, const Operands<T>& operands, int64_t extra) {
+    Operands<T> query;
+    const Operands<T> input = with_queried_workspaces<Ormqr>(scheme, args, operands, extra, query);
+    const Pair<T> p = run_both<Ormqr>(scheme, args, input);
+    expect_success(p);
+    const int64_t nq = same_flag(args.flags[0], 'L') ? args.m : args.n;  // Q's order
+    EXPECT_EQ(compare_to_scale("C", input.c, p.shim.c, p.ref.c, nq), "") << p.what;
+    EXPECT_EQ(compare_untouched("A", input.a, p.shim.a), "") << p.what;
+    EXPECT_EQ(compare_untouched("TAU", input.tau, p.shim.tau), "") << p.what;
+    EXPECT_EQ(check_workspaces(args, input, query, p), "") << p.what;
+}
+
 // SYEVD / HEEVD take LIWORK, and for complex LRWORK; SYEV / HEEV a fixed RWORK.
 template <class R, class T>
-Args eigen_args(const char* flags, int64_t n, int64_t lda) {
+Args eigen_args(const std::string& flags, int64_t n, int64_t lda) {
     Args args{.flags = flags, .n = n, .lda = lda};
     if constexpr (std::is_same_v<R, Syevd>) {  // set from the query's answers
         args.liwork = 0;
@@ -333,35 +242,38 @@ Operands<T> eigen_operands(const Dense& h, Args& args, int64_t extra, Operands<T
                            Scheme scheme) {
     const int64_t n = h.rows;
     Operands<T> o;
-    o.a = array_of<T>(h, args.lda,
-                      [&](int64_t i, int64_t j) { return in_triangle(args.flags[1], i, j); });
+    o.a = triangle_of<T>(h, args.flags[1], args.lda);
     o.values = Array<Real<T>>::vector(n);
     if constexpr (std::is_same_v<R, Syev> && kIsComplex<T>)
         o.rwork = Array<Real<T>>::vector(std::max<int64_t>(1, 3 * n - 2));
-    query = workspace_query<R>(scheme, args, o);
-    give_workspaces(query, extra, args, o);
-    return o;
+    return with_queried_workspaces<R>(scheme, args, o, extra, query);
 }
 
-template <class T>
-void check_eigen(const Dense& h, const Args& args, const Operands<T>& input,
-                 const Operands<T>& query, const Pair<T>& p, const std::string& what) {
-    const int64_t n = args.n;
-    expect_success(p, what);
+// SYEVD / HEEVD or SYEV / HEEV of the Hermitian h, with workspaces `extra` elements longer
+// than the optimal ones.
+template <class R, class T>
+void eigen_case(Scheme scheme, const Dense& h, const std::string& flags, int64_t lda,
+                int64_t extra) {
+    const int64_t n = h.rows;
+    Args args = eigen_args<R, T>(flags, n, lda);
+    Operands<T> query;
+    const Operands<T> input = eigen_operands<R, T>(h, args, extra, query, scheme);
+    const Pair<T> p = run_both<R>(scheme, args, input);
+    expect_success(p);
     EXPECT_EQ(compare_array("W", input.values, p.shim.values, p.ref.values, everywhere,
                             tolerance<T>(n, max_abs(p.ref.values))),
               "")
-        << what;
+        << p.what;
     // A: the eigenvectors (jobz V, checked below) or destroyed (jobz N).
-    EXPECT_EQ(compare_array("A", input.a, p.shim.a, p.ref.a, anything, 0.0), "") << what;
-    EXPECT_EQ(check_workspaces(args, input, query, p), "") << what;
+    EXPECT_EQ(compare_array("A", input.a, p.shim.a, p.ref.a, anything, 0.0), "") << p.what;
+    EXPECT_EQ(check_workspaces(args, input, query, p), "") << p.what;
     if (same_flag(args.flags[0], 'V') && p.shim.info == 0) {
         const Dense v = dense_of(p.shim.a, n, n);
         EXPECT_EQ(ratio_problem("||A V - V diag(w)||",
                                 eigen_residual<T>(h, v, values_of(p.shim.values, n))),
                   "")
-            << what;
-        EXPECT_EQ(ratio_problem("||V^H V - I||", orthogonality<T>(v)), "") << what;
+            << p.what;
+        EXPECT_EQ(ratio_problem("||V^H V - I||", orthogonality<T>(v)), "") << p.what;
     }
 }
 
@@ -374,37 +286,25 @@ struct SvdLayout {
     Placement u, vt;
 };
 
-// GESVD: jobu / jobvt A (all m or n vectors), S (the first min(m, n)), O (over A), N.
+// GESVD: jobu / jobvt A (all m or n vectors), S (the first min(m, n)), O (over A), N. U's
+// placement for jobu (`order` m); VT's is the transpose of that for jobvt (`order` n).
+Placement vectors_placement(char job, const char* array, int64_t order, int64_t k) {
+    switch (std::toupper(static_cast<unsigned char>(job))) {
+        case 'A':
+            return {array, order, order};
+        case 'S':
+            return {array, order, k};
+        case 'O':
+            return {"A", order, k};
+        default:
+            return {};
+    }
+}
+
 SvdLayout gesvd_layout(char jobu, char jobvt, int64_t m, int64_t n) {
     const int64_t k = std::min(m, n);
-    SvdLayout l;
-    switch (std::toupper(static_cast<unsigned char>(jobu))) {
-        case 'A':
-            l.u = {"U", m, m};
-            break;
-        case 'S':
-            l.u = {"U", m, k};
-            break;
-        case 'O':
-            l.u = {"A", m, k};
-            break;
-        default:
-            break;
-    }
-    switch (std::toupper(static_cast<unsigned char>(jobvt))) {
-        case 'A':
-            l.vt = {"VT", n, n};
-            break;
-        case 'S':
-            l.vt = {"VT", k, n};
-            break;
-        case 'O':
-            l.vt = {"A", k, n};
-            break;
-        default:
-            break;
-    }
-    return l;
+    const Placement vt = vectors_placement(jobvt, "VT", n, k);
+    return {vectors_placement(jobu, "U", m, k), {vt.array, vt.cols, vt.rows}};
 }
 
 // GESDD: jobz A, S, N as GESVD's; O: U over A and VT in its array when m >= n, else U in its
@@ -417,13 +317,34 @@ SvdLayout gesdd_layout(char jobz, int64_t m, int64_t n) {
     return gesvd_layout(jobz, jobz, m, n);
 }
 
+// An SVD's arguments with the least leading dimensions.
+Args svd_args(const char* flags, const Shape& shape) {
+    const int64_t lda = std::max<int64_t>(shape.m, 1);
+    return {.flags = flags,
+            .m = shape.m,
+            .n = shape.n,
+            .lda = lda,
+            .ldu = lda,
+            .ldvt = std::max<int64_t>(shape.n, 1)};
+}
+
+// The layout of R's job (args.flags) on an m x n matrix.
+template <class R>
+SvdLayout svd_layout(const Args& args) {
+    if constexpr (std::is_same_v<R, Gesvd>)
+        return gesvd_layout(args.flags[0], args.flags[1], args.m, args.n);
+    else
+        return gesdd_layout(args.flags[0], args.m, args.n);
+}
+
 // The operands of an SVD of a: A, S, and U and VT arrays of ldu x (m or min(m, n)) and
 // ldvt x n (whether the job writes them or not: then they must stay as they are); RWORK and
 // IWORK as the routine needs; the workspace of OpenBLAS's query (`query`), `extra` longer.
 template <class R, class T>
-Operands<T> svd_operands(const Dense& a, const SvdLayout& layout, Args& args, int64_t extra,
-                         Operands<T>& query, Scheme scheme) {
+Operands<T> svd_operands(const Dense& a, Args& args, int64_t extra, Operands<T>& query,
+                         Scheme scheme) {
     const int64_t m = a.rows, n = a.cols, k = std::min(m, n), mx = std::max(m, n);
+    const SvdLayout layout = svd_layout<R>(args);
     Operands<T> o;
     o.a = array_of<T>(a, args.lda);
     o.values = Array<Real<T>>::vector(k);
@@ -444,9 +365,7 @@ Operands<T> svd_operands(const Dense& a, const SvdLayout& layout, Args& args, in
     } else if constexpr (kIsComplex<T>) {
         o.rwork = Array<Real<T>>::vector(std::max<int64_t>(1, 5 * k));
     }
-    query = workspace_query<R>(scheme, args, o);
-    give_workspaces(query, extra, args, o);
-    return o;
+    return with_queried_workspaces<R>(scheme, args, o, extra, query);
 }
 
 template <class T>
@@ -456,51 +375,58 @@ Dense vectors_of(const Operands<T>& o, const Placement& place) {
     return dense_of(from, place.rows, place.cols);
 }
 
-template <class T>
-void check_svd(const Dense& a, const SvdLayout& layout, const Args& args, const Operands<T>& input,
-               const Operands<T>& query, const Pair<T>& p, const std::string& what) {
-    const int64_t m = a.rows, n = a.cols, k = std::min(m, n);
-    expect_success(p, what);
+// GESVD or GESDD of a random m x n matrix, the leading dimensions `pad` larger than needed
+// (ldu 2 pad), the workspace `pad` elements longer than the optimal one.
+template <class R, class T>
+void svd_case(Scheme scheme, const std::string& flags, const Shape& shape, int64_t pad, Rng& rng) {
+    const int64_t m = shape.m, n = shape.n, k = std::min(m, n);
+    const Dense a = random_dense(m, n, kIsComplex<T>, rng);
+    Args args{.flags = flags, .m = m, .n = n, .lda = m + pad, .ldu = m + 2 * pad, .ldvt = n + pad};
+    const SvdLayout layout = svd_layout<R>(args);
+    Operands<T> query;
+    const Operands<T> input = svd_operands<R, T>(a, args, pad, query, scheme);
+    const Pair<T> p = run_both<R>(scheme, args, input);
+    expect_success(p);
     EXPECT_EQ(compare_array("S", input.values, p.shim.values, p.ref.values, everywhere,
                             tolerance<T>(std::max(m, n), max_abs(p.ref.values))),
               "")
-        << what;
+        << p.what;
     const auto written_if = [](const Placement& place, const char* array) {
         const bool here = place.array != nullptr && std::string(place.array) == array;
         return here ? anything : nowhere;
     };
     // A: destroyed, or U or VT (checked below).
-    EXPECT_EQ(compare_array("A", input.a, p.shim.a, p.ref.a, anything, 0.0), "") << what;
+    EXPECT_EQ(compare_array("A", input.a, p.shim.a, p.ref.a, anything, 0.0), "") << p.what;
     EXPECT_EQ(compare_array("U", input.u, p.shim.u, p.ref.u, written_if(layout.u, "U"), 0.0), "")
-        << what;
+        << p.what;
     EXPECT_EQ(compare_array("VT", input.vt, p.shim.vt, p.ref.vt, written_if(layout.vt, "VT"), 0.0),
               "")
-        << what;
-    EXPECT_EQ(check_workspaces(args, input, query, p), "") << what;
+        << p.what;
+    EXPECT_EQ(check_workspaces(args, input, query, p), "") << p.what;
     if (p.shim.info != 0) return;
     const std::vector<double> s = values_of(p.shim.values, k);
     const bool has_u = layout.u.array != nullptr, has_vt = layout.vt.array != nullptr;
     const Dense u = has_u ? vectors_of(p.shim, layout.u) : Dense(0, 0);
     const Dense v = has_vt ? adjoint(vectors_of(p.shim, layout.vt)) : Dense(0, 0);
     if (has_u) {
-        EXPECT_EQ(ratio_problem("||U^H U - I||", orthogonality<T>(u)), "") << what;
+        EXPECT_EQ(ratio_problem("||U^H U - I||", orthogonality<T>(u)), "") << p.what;
     }
     if (has_vt) {
-        EXPECT_EQ(ratio_problem("||VT VT^H - I||", orthogonality<T>(v)), "") << what;
+        EXPECT_EQ(ratio_problem("||VT VT^H - I||", orthogonality<T>(v)), "") << p.what;
     }
     if (has_u && has_vt) {
         EXPECT_EQ(ratio_problem("||A - U S VT||", svd_residual<T>(a, u, s, adjoint(v))), "")
-            << what;
+            << p.what;
     } else if (has_u) {
         EXPECT_EQ(ratio_problem("||A A^H U - U S^2||",
                                 one_sided_residual<T>(a, product(a, adjoint(a)), u, s)),
                   "")
-            << what;
+            << p.what;
     } else if (has_vt) {
         EXPECT_EQ(ratio_problem("||A^H A V - V S^2||",
                                 one_sided_residual<T>(a, product(adjoint(a), a), v, s)),
                   "")
-            << what;
+            << p.what;
     }
 }
 
@@ -509,49 +435,22 @@ template <class T>
 class LapackDecomposition : public testing::Test {};
 TYPED_TEST_SUITE(LapackDecomposition, Precisions, PrecisionNames);
 
-constexpr int64_t kOrders[] = {1, 7, 33, 70};
-
-struct Shape {
-    int64_t m, n;
-};
 constexpr Shape kQrShapes[] = {{1, 1},   {7, 7}, {33, 33}, {70, 33},
                                {33, 70}, {7, 1}, {1, 7},   {41, 17}};
 // 70 x 33: m >= 1.6 n, where GESVD and GESDD first factor A = QR; 24 x 16 not.
 constexpr Shape kSvdShapes[] = {{70, 33}, {24, 16}, {16, 16}, {16, 24}, {9, 1}, {1, 9}};
 
 TYPED_TEST(LapackDecomposition, GeqrfMatchesOpenBLAS) {
-    using T = TypeParam;
     Rng rng(41);
     for (Scheme scheme : schemes_for_workspace_routines()) {
         for (const Shape& shape : kQrShapes) {
-            for (int64_t pad : {0, 3}) {
-                const int64_t k = std::min(shape.m, shape.n);
-                Args args{.m = shape.m, .n = shape.n, .lda = shape.m + pad};
-                Operands<T> input;
-                input.a =
-                    array_of<T>(well_conditioned(shape.m, shape.n, kIsComplex<T>, rng), args.lda);
-                input.tau = Array<T>::vector(k);
-                const Operands<T> query = workspace_query<Geqrf>(scheme, args, input);
-                give_workspaces(query, pad * 4, args, input);
-                const Pair<T> p = run_both<Geqrf>(scheme, args, input);
-                const std::string what = describe<Geqrf, T>(scheme, args);
-                expect_success(p, what);
-                EXPECT_EQ(compare_array(
-                              "A", input.a, p.shim.a, p.ref.a, everywhere,
-                              tolerance<T>(shape.m, std::max(max_abs(input.a), max_abs(p.ref.a)))),
-                          "")
-                    << what;
-                EXPECT_EQ(compare_array("TAU", input.tau, p.shim.tau, p.ref.tau, everywhere,
-                                        tolerance<T>(shape.m, 2.0)),
-                          "")
-                    << what;
-                EXPECT_EQ(check_workspaces(args, input, query, p), "") << what;
-            }
+            for (int64_t pad : {0, 3})
+                geqrf_case<TypeParam>(scheme, shape, shape.m + pad, pad * 4, rng);
         }
     }
 }
 
-// k = n and k < n reflectors; Q's elements are at most 1.
+// k = n and k < n reflectors.
 TYPED_TEST(LapackDecomposition, OrgqrMatchesOpenBLAS) {
     using T = TypeParam;
     Rng rng(42);
@@ -564,25 +463,13 @@ TYPED_TEST(LapackDecomposition, OrgqrMatchesOpenBLAS) {
         int index = 0;
         for (const Case& c : cases) {
             const int64_t pad = index++ % 2 == 0 ? 0 : 3;
-            Args args{.m = c.m, .n = c.n, .k = c.k, .lda = c.m + pad};
-            Operands<T> input = qr_factors<T>(c.m, c.n, args.lda, rng);
-            const Operands<T> query = workspace_query<Orgqr>(scheme, args, input);
-            give_workspaces(query, pad * 3, args, input);
-            const Pair<T> p = run_both<Orgqr>(scheme, args, input);
-            const std::string what = describe<Orgqr, T>(scheme, args);
-            expect_success(p, what);
-            EXPECT_EQ(
-                compare_array("A", input.a, p.shim.a, p.ref.a, everywhere, tolerance<T>(c.m, 1.0)),
-                "")
-                << what;
-            EXPECT_EQ(compare_untouched("TAU", input.tau, p.shim.tau), "") << what;
-            EXPECT_EQ(check_workspaces(args, input, query, p), "") << what;
+            const Args args{.m = c.m, .n = c.n, .k = c.k, .lda = c.m + pad};
+            orgqr_case(scheme, args, qr_factors<T>(c.m, c.n, args.lda, rng), pad * 3);
         }
     }
 }
 
-// Q of order m (side L) or n (side R) from k reflectors; A, which ORMQR changes and
-// restores, and TAU stay bit-exact.
+// Q of order m (side L) or n (side R) from k reflectors.
 TYPED_TEST(LapackDecomposition, OrmqrMatchesOpenBLAS) {
     using T = TypeParam;
     Rng rng(43);
@@ -594,35 +481,20 @@ TYPED_TEST(LapackDecomposition, OrmqrMatchesOpenBLAS) {
             for (char side : {'L', 'R'}) {
                 for (char trans : {'N', conjugate}) {
                     const int64_t pad = index % 2 == 0 ? 0 : 3;
-                    std::string flags{side, trans};
-                    if (index++ % 4 == 3) {
-                        for (char& f : flags)
-                            f = static_cast<char>(std::tolower(static_cast<unsigned char>(f)));
-                    }
+                    const std::string flags{side, trans};
+                    const bool lower = index++ % 4 == 3;
                     const int64_t nq = side == 'L' ? shape.m : shape.n;
                     const int64_t k = std::max<int64_t>(1, nq - 2 * (index % 3));
-                    Args args{.flags = flags,
-                              .m = shape.m,
-                              .n = shape.n,
-                              .k = k,
-                              .lda = nq + pad,
-                              .ldc = shape.m + 2 * pad};
+                    const Args args{.flags = lower ? lower_case(flags) : flags,
+                                    .m = shape.m,
+                                    .n = shape.n,
+                                    .k = k,
+                                    .lda = nq + pad,
+                                    .ldc = shape.m + 2 * pad};
                     Operands<T> input = qr_factors<T>(nq, k, args.lda, rng);
                     input.c =
                         array_of<T>(random_dense(shape.m, shape.n, kIsComplex<T>, rng), args.ldc);
-                    const Operands<T> query = workspace_query<Ormqr>(scheme, args, input);
-                    give_workspaces(query, pad, args, input);
-                    const Pair<T> p = run_both<Ormqr>(scheme, args, input);
-                    const std::string what = describe<Ormqr, T>(scheme, args);
-                    expect_success(p, what);
-                    EXPECT_EQ(compare_array(
-                                  "C", input.c, p.shim.c, p.ref.c, everywhere,
-                                  tolerance<T>(nq, std::max(max_abs(input.c), max_abs(p.ref.c)))),
-                              "")
-                        << what;
-                    EXPECT_EQ(compare_untouched("A", input.a, p.shim.a), "") << what;
-                    EXPECT_EQ(compare_untouched("TAU", input.tau, p.shim.tau), "") << what;
-                    EXPECT_EQ(check_workspaces(args, input, query, p), "") << what;
+                    ormqr_case(scheme, args, input, pad);
                 }
             }
         }
@@ -631,21 +503,11 @@ TYPED_TEST(LapackDecomposition, OrmqrMatchesOpenBLAS) {
 
 template <class R, class T>
 void eigen_cases(Rng& rng) {
-    for (Scheme scheme : schemes_for_workspace_routines()) {
-        for (int64_t n : kOrders) {
-            for (int64_t pad : {0, 3}) {
-                for (const char* flags : {"VU", "VL", "NU", "NL", "vl", "nu"}) {
-                    if (pad == 0 && std::islower(static_cast<unsigned char>(flags[0]))) continue;
-                    const Dense h = random_hermitian(n, kIsComplex<T>, rng);
-                    Args args = eigen_args<R, T>(flags, n, n + pad);
-                    Operands<T> query;
-                    const Operands<T> input = eigen_operands<R, T>(h, args, pad * 2, query, scheme);
-                    const Pair<T> p = run_both<R>(scheme, args, input);
-                    check_eigen(h, args, input, query, p, describe<R, T>(scheme, args));
-                }
-            }
-        }
-    }
+    for_each_case(schemes_for_workspace_routines(), {"VU", "VL", "NU", "NL", "vl", "nu"},
+                  [&](Scheme scheme, int64_t n, int64_t pad, const std::string& flags) {
+                      eigen_case<R, T>(scheme, random_hermitian(n, kIsComplex<T>, rng), flags,
+                                       n + pad, pad * 2);
+                  });
 }
 
 TYPED_TEST(LapackDecomposition, SyevdMatchesOpenBLAS) {
@@ -658,19 +520,6 @@ TYPED_TEST(LapackDecomposition, SyevMatchesOpenBLAS) {
     eigen_cases<Syev, TypeParam>(rng);
 }
 
-template <class R, class T, class Layout>
-void svd_case(Scheme scheme, const std::string& flags, const Shape& shape, int64_t pad,
-              Layout&& layout_of, Rng& rng) {
-    const int64_t m = shape.m, n = shape.n;
-    const Dense a = random_dense(m, n, kIsComplex<T>, rng);
-    Args args{.flags = flags, .m = m, .n = n, .lda = m + pad, .ldu = m + 2 * pad, .ldvt = n + pad};
-    const SvdLayout layout = layout_of(m, n);
-    Operands<T> query;
-    const Operands<T> input = svd_operands<R, T>(a, layout, args, pad, query, scheme);
-    const Pair<T> p = run_both<R>(scheme, args, input);
-    check_svd(a, layout, args, input, query, p, describe<R, T>(scheme, args));
-}
-
 TYPED_TEST(LapackDecomposition, GesvdMatchesOpenBLAS) {
     using T = TypeParam;
     Rng rng(46);
@@ -681,14 +530,9 @@ TYPED_TEST(LapackDecomposition, GesvdMatchesOpenBLAS) {
                 if (jobu == 'O' && jobvt == 'O') continue;  // invalid
                 for (const Shape& shape : kSvdShapes) {
                     const int64_t pad = index % 2 == 0 ? 0 : 2;
-                    std::string flags{jobu, jobvt};
-                    if (index++ % 5 == 4) {
-                        for (char& f : flags)
-                            f = static_cast<char>(std::tolower(static_cast<unsigned char>(f)));
-                    }
-                    svd_case<Gesvd, T>(
-                        scheme, flags, shape, pad,
-                        [&](int64_t m, int64_t n) { return gesvd_layout(jobu, jobvt, m, n); }, rng);
+                    const std::string flags{jobu, jobvt};
+                    svd_case<Gesvd, T>(scheme, index++ % 5 == 4 ? lower_case(flags) : flags, shape,
+                                       pad, rng);
                 }
             }
         }
@@ -703,9 +547,7 @@ TYPED_TEST(LapackDecomposition, GesddMatchesOpenBLAS) {
         for (const char* jobz : {"A", "S", "O", "N", "a", "o"}) {
             for (const Shape& shape : kSvdShapes) {
                 const int64_t pad = index++ % 2 == 0 ? 0 : 2;
-                svd_case<Gesdd, T>(
-                    scheme, jobz, shape, pad,
-                    [&](int64_t m, int64_t n) { return gesdd_layout(jobz[0], m, n); }, rng);
+                svd_case<Gesdd, T>(scheme, jobz, shape, pad, rng);
             }
         }
     }
@@ -748,26 +590,12 @@ TYPED_TEST(LapackDecomposition, WorkspaceQueriesGiveOpenBLASsAnswers) {
             const Dense a = random_dense(shape.m, shape.n, kIsComplex<T>, rng);
             Operands<T> unused;
             for (const char* jobs : {"AA", "SO", "NN"}) {
-                Args args{.flags = jobs,
-                          .m = shape.m,
-                          .n = shape.n,
-                          .lda = shape.m,
-                          .ldu = shape.m,
-                          .ldvt = shape.n};
-                const SvdLayout layout = gesvd_layout(jobs[0], jobs[1], shape.m, shape.n);
-                each_query(Gesvd{}, args,
-                           svd_operands<Gesvd, T>(a, layout, args, 0, unused, scheme));
+                Args args = svd_args(jobs, shape);
+                each_query(Gesvd{}, args, svd_operands<Gesvd, T>(a, args, 0, unused, scheme));
             }
             for (const char* jobz : {"A", "O", "N"}) {
-                Args args{.flags = jobz,
-                          .m = shape.m,
-                          .n = shape.n,
-                          .lda = shape.m,
-                          .ldu = shape.m,
-                          .ldvt = shape.n};
-                const SvdLayout layout = gesdd_layout(jobz[0], shape.m, shape.n);
-                each_query(Gesdd{}, args,
-                           svd_operands<Gesdd, T>(a, layout, args, 0, unused, scheme));
+                Args args = svd_args(jobz, shape);
+                each_query(Gesdd{}, args, svd_operands<Gesdd, T>(a, args, 0, unused, scheme));
             }
         }
     }
@@ -779,29 +607,12 @@ TYPED_TEST(LapackDecomposition, SmallWorkspacesGiveOpenBLASsResultsExactly) {
     using T = TypeParam;
     Rng rng(49);
     const int64_t m = 33, n = 20;
-    const std::string why = "(small workspace)";
     for (Scheme scheme : schemes_for_workspace_routines()) {
-        // `lwork` and the optimum less one, where below the optimum; likewise LRWORK, LIWORK
-        const auto small = [&](auto routine, Args args, Operands<T> input, int64_t lwork,
-                               int64_t lrwork = 0, int64_t liwork = 0) {
-            using R = decltype(routine);
-            const Operands<T> query = workspace_query<R>(scheme, args, input);
-            give_workspaces(query, 0, args, input);
-            const auto below = [&](auto size, auto array, int64_t minimum, int64_t optimal) {
-                for (int64_t value : {minimum, optimal - 1}) {
-                    if (value < minimum || value >= optimal) continue;
-                    Args a = args;
-                    Operands<T> o = input;
-                    (a.*size) = value;
-                    (o.*array) = std::decay_t<decltype(o.*array)>::vector(value);
-                    expect_exactly_openblas<R>(scheme, a, o, why);
-                }
-            };
-            below(&Args::lwork, &Operands<T>::work, lwork, workspace_size(query.work));
-            if (args.lrwork != kUnset)
-                below(&Args::lrwork, &Operands<T>::rwork, lrwork, workspace_size(query.rwork));
-            if (args.liwork != kUnset)
-                below(&Args::liwork, &Operands<T>::iwork, liwork, workspace_size(query.iwork));
+        // LAPACK's minimum LWORK (LRWORK, LIWORK)
+        const auto small = [&](auto routine, const Args& args, const Operands<T>& input,
+                               int64_t lwork, int64_t lrwork = kUnset, int64_t liwork = kUnset) {
+            expect_small_workspaces_as_openblas<decltype(routine)>(scheme, args, input, lwork,
+                                                                   lrwork, liwork);
         };
         {
             Operands<T> input;
@@ -830,7 +641,7 @@ TYPED_TEST(LapackDecomposition, SmallWorkspacesGiveOpenBLASsResultsExactly) {
                 small(Syevd{}, args, syevd, vectors ? 2 * n + n * n : n + 1,
                       vectors ? 1 + 5 * n + 2 * n * n : n, vectors ? 3 + 5 * n : 1);
             else
-                small(Syevd{}, args, syevd, vectors ? 1 + 6 * n + 2 * n * n : 2 * n + 1, 0,
+                small(Syevd{}, args, syevd, vectors ? 1 + 6 * n + 2 * n * n : 2 * n + 1, kUnset,
                       vectors ? 3 + 5 * n : 1);
             args = eigen_args<Syev, T>(flags, n, n);
             small(Syev{}, args, eigen_operands<Syev, T>(h, args, 0, unused, scheme),
@@ -841,24 +652,12 @@ TYPED_TEST(LapackDecomposition, SmallWorkspacesGiveOpenBLASsResultsExactly) {
             const int64_t k = std::min(shape.m, shape.n), mx = std::max(shape.m, shape.n);
             Operands<T> unused;
             for (const char* jobs : {"AA", "SO", "NN"}) {
-                Args args{.flags = jobs,
-                          .m = shape.m,
-                          .n = shape.n,
-                          .lda = shape.m,
-                          .ldu = shape.m,
-                          .ldvt = shape.n};
-                const SvdLayout layout = gesvd_layout(jobs[0], jobs[1], shape.m, shape.n);
-                small(Gesvd{}, args, svd_operands<Gesvd, T>(a, layout, args, 0, unused, scheme),
+                Args args = svd_args(jobs, shape);
+                small(Gesvd{}, args, svd_operands<Gesvd, T>(a, args, 0, unused, scheme),
                       kIsComplex<T> ? 2 * k + mx : std::max(3 * k + mx, 5 * k));
             }
             for (const char* jobz : {"A", "S", "O", "N"}) {
-                Args args{.flags = jobz,
-                          .m = shape.m,
-                          .n = shape.n,
-                          .lda = shape.m,
-                          .ldu = shape.m,
-                          .ldvt = shape.n};
-                const SvdLayout layout = gesdd_layout(jobz[0], shape.m, shape.n);
+                Args args = svd_args(jobz, shape);
                 // LAPACK 3.10's minima of GESDD's LWORK
                 int64_t lwork = 0;
                 switch (jobz[0]) {
@@ -876,8 +675,7 @@ TYPED_TEST(LapackDecomposition, SmallWorkspacesGiveOpenBLASsResultsExactly) {
                         lwork = kIsComplex<T> ? k * k + 2 * k + mx : 4 * k * k + 6 * k + mx;
                         break;
                 }
-                small(Gesdd{}, args, svd_operands<Gesdd, T>(a, layout, args, 0, unused, scheme),
-                      lwork);
+                small(Gesdd{}, args, svd_operands<Gesdd, T>(a, args, 0, unused, scheme), lwork);
             }
         }
     }
@@ -923,15 +721,9 @@ TYPED_TEST(LapackDecomposition, InvalidArgumentsBehaveAsInOpenBLAS) {
         orgqr(n, n, n, n, n - 1, -8);
         const auto ormqr = [&](const char* flags, int64_t m, int64_t nn, int64_t k, int64_t lda,
                                int64_t ldc, int64_t lwork, int64_t info) {
-            expect_rejected_as_by_openblas<Ormqr>(scheme,
-                                                  Args{.flags = flags,
-                                                       .m = m,
-                                                       .n = nn,
-                                                       .k = k,
-                                                       .lda = lda,
-                                                       .ldc = ldc,
-                                                       .lwork = lwork},
-                                                  qr, info);
+            const Args args{
+                .flags = flags, .m = m, .n = nn, .k = k, .lda = lda, .ldc = ldc, .lwork = lwork};
+            expect_rejected_as_by_openblas<Ormqr>(scheme, args, qr, info);
         };
         ormqr("XN", n, n, n, n, n, big, -1);
         ormqr("LX", n, n, n, n, n, big, -2);
@@ -972,18 +764,16 @@ TYPED_TEST(LapackDecomposition, InvalidArgumentsBehaveAsInOpenBLAS) {
                 expect_rejected_as_by_openblas<Syevd>(scheme, args, eig, -10);
             }
         }
-        const auto gesvd = [&](const char* jobs, int64_t m, int64_t nn, int64_t lda, int64_t ldu,
-                               int64_t ldvt, int64_t lwork, int64_t info) {
-            expect_rejected_as_by_openblas<Gesvd>(scheme,
-                                                  Args{.flags = jobs,
-                                                       .m = m,
-                                                       .n = nn,
-                                                       .lda = lda,
-                                                       .ldu = ldu,
-                                                       .ldvt = ldvt,
-                                                       .lwork = lwork},
-                                                  svd, info);
+        // GESVD's jobu and jobvt, or GESDD's jobz
+        const auto svd_rejected = [&](auto routine, const char* jobs, int64_t m, int64_t nn,
+                                      int64_t lda, int64_t ldu, int64_t ldvt, int64_t lwork,
+                                      int64_t info) {
+            Args args{.flags = jobs, .m = m, .n = nn, .lda = lda, .ldu = ldu, .ldvt = ldvt};
+            args.lwork = lwork;
+            expect_rejected_as_by_openblas<decltype(routine)>(scheme, args, svd, info);
         };
+        const auto gesvd = [&](auto... row) { svd_rejected(Gesvd{}, row...); };
+        const auto gesdd = [&](auto... row) { svd_rejected(Gesdd{}, row...); };
         gesvd("XA", n, n, n, n, n, big, -1);
         gesvd("AX", n, n, n, n, n, big, -2);
         gesvd("OO", n, n, n, n, n, big, -2);  // U and VT cannot both overwrite A
@@ -993,18 +783,6 @@ TYPED_TEST(LapackDecomposition, InvalidArgumentsBehaveAsInOpenBLAS) {
         gesvd("AN", n, n, n, n - 1, n, big, -9);
         gesvd("NA", n, n, n, n, n - 1, big, -11);
         gesvd("AA", n, n, n, n, n, 1, -13);
-        const auto gesdd = [&](const char* jobz, int64_t m, int64_t nn, int64_t lda, int64_t ldu,
-                               int64_t ldvt, int64_t lwork, int64_t info) {
-            expect_rejected_as_by_openblas<Gesdd>(scheme,
-                                                  Args{.flags = jobz,
-                                                       .m = m,
-                                                       .n = nn,
-                                                       .lda = lda,
-                                                       .ldu = ldu,
-                                                       .ldvt = ldvt,
-                                                       .lwork = lwork},
-                                                  svd, info);
-        };
         gesdd("X", n, n, n, n, n, big, -1);
         gesdd("A", -1, n, n, n, n, big, -2);
         gesdd("S", n, -1, n, n, n, big, -3);
@@ -1021,22 +799,8 @@ TYPED_TEST(LapackDecomposition, EmptyProblemsBehaveAsInOpenBLAS) {
     using T = TypeParam;
     Rng rng(51);
     for (Scheme scheme : schemes_for_workspace_routines()) {
-        // Compared bit for bit but for WORK, RWORK, IWORK (check_workspaces()).
-        const auto empty = [&](auto routine, Args args, Operands<T> input) {
-            using R = decltype(routine);
-            const Operands<T> query = workspace_query<R>(scheme, args, input);
-            give_workspaces(query, 1, args, input);
-            const Pair<T> p = run_both<R>(scheme, args, input);
-            const std::string what = describe<R, T>(scheme, args) + " (empty)";
-            expect_success(p, what);
-            Pair<T> rest = p;
-            for (Operands<T>* o : {&rest.shim, &rest.ref}) {
-                o->work = Array<T>();
-                o->rwork = Array<Real<T>>();
-                o->iwork = Array<int64_t>();
-            }
-            EXPECT_EQ(compare_exact(rest), "") << what;
-            EXPECT_EQ(check_workspaces(args, input, query, p), "") << what;
+        const auto empty = [&](auto routine, const Args& args, const Operands<T>& input) {
+            expect_empty_problem_as_openblas<decltype(routine)>(scheme, args, input);
         };
         const auto matrix = [&](int64_t rows, int64_t cols, int64_t ld) {
             Operands<T> o;
@@ -1068,21 +832,10 @@ TYPED_TEST(LapackDecomposition, EmptyProblemsBehaveAsInOpenBLAS) {
         }
         for (const Shape& shape : {Shape{0, 3}, Shape{3, 0}}) {
             const int64_t lda = std::max<int64_t>(shape.m, 1);
-            const Args args{.m = shape.m,
-                            .n = shape.n,
-                            .lda = lda,
-                            .ldu = lda,
-                            .ldvt = std::max<int64_t>(shape.n, 1)};
-            for (const char* jobs : {"AA", "SN"}) {
-                Args gesvd = args;
-                gesvd.flags = jobs;
-                empty(Gesvd{}, gesvd, matrix(shape.m, shape.n, lda));
-            }
-            for (const char* jobz : {"A", "N"}) {
-                Args gesdd = args;
-                gesdd.flags = jobz;
-                empty(Gesdd{}, gesdd, matrix(shape.m, shape.n, lda));
-            }
+            for (const char* jobs : {"AA", "SN"})
+                empty(Gesvd{}, svd_args(jobs, shape), matrix(shape.m, shape.n, lda));
+            for (const char* jobz : {"A", "N"})
+                empty(Gesdd{}, svd_args(jobz, shape), matrix(shape.m, shape.n, lda));
         }
     }
 }
@@ -1094,90 +847,24 @@ TYPED_TEST(LapackDecomposition, LargerMatricesMatchOpenBLAS) {
     Rng rng(52);
     const int64_t n = 230, lda = n + 1;
     const Scheme scheme = Scheme::standard;
-    {
-        Args args{.m = n, .n = n, .lda = lda};
-        Operands<T> input;
-        input.a = array_of<T>(well_conditioned(n, n, kIsComplex<T>, rng), lda);
-        input.tau = Array<T>::vector(n);
-        const Operands<T> query = workspace_query<Geqrf>(scheme, args, input);
-        give_workspaces(query, 0, args, input);
-        const Pair<T> p = run_both<Geqrf>(scheme, args, input);
-        const std::string what = describe<Geqrf, T>(scheme, args);
-        expect_success(p, what);
-        EXPECT_EQ(compare_array("A", input.a, p.shim.a, p.ref.a, everywhere,
-                                tolerance<T>(n, std::max(max_abs(input.a), max_abs(p.ref.a)))),
-                  "")
-            << what;
-        EXPECT_EQ(compare_array("TAU", input.tau, p.shim.tau, p.ref.tau, everywhere,
-                                tolerance<T>(n, 2.0)),
-                  "")
-            << what;
-        EXPECT_EQ(check_workspaces(args, input, query, p), "") << what;
-    }
+    geqrf_case<T>(scheme, Shape{n, n}, lda, 0, rng);
     const Operands<T> qr = qr_factors<T>(n, n, lda, rng);
-    {
-        Args args{.m = n, .n = n, .k = n, .lda = lda};
-        Operands<T> input = qr;
-        const Operands<T> query = workspace_query<Orgqr>(scheme, args, input);
-        give_workspaces(query, 0, args, input);
-        const Pair<T> p = run_both<Orgqr>(scheme, args, input);
-        const std::string what = describe<Orgqr, T>(scheme, args);
-        expect_success(p, what);
-        EXPECT_EQ(compare_array("A", input.a, p.shim.a, p.ref.a, everywhere, tolerance<T>(n, 1.0)),
-                  "")
-            << what;
-        EXPECT_EQ(check_workspaces(args, input, query, p), "") << what;
-    }
-    {
-        Args args{
-            .flags = kIsComplex<T> ? "LC" : "LT", .m = n, .n = 30, .k = n, .lda = lda, .ldc = n};
-        Operands<T> input = qr;
-        input.c = array_of<T>(random_dense(n, 30, kIsComplex<T>, rng), n);
-        const Operands<T> query = workspace_query<Ormqr>(scheme, args, input);
-        give_workspaces(query, 0, args, input);
-        const Pair<T> p = run_both<Ormqr>(scheme, args, input);
-        const std::string what = describe<Ormqr, T>(scheme, args);
-        expect_success(p, what);
-        EXPECT_EQ(compare_array("C", input.c, p.shim.c, p.ref.c, everywhere,
-                                tolerance<T>(n, std::max(max_abs(input.c), max_abs(p.ref.c)))),
-                  "")
-            << what;
-        EXPECT_EQ(compare_untouched("A", input.a, p.shim.a), "") << what;
-        EXPECT_EQ(check_workspaces(args, input, query, p), "") << what;
-    }
+    orgqr_case(scheme, Args{.m = n, .n = n, .k = n, .lda = lda}, qr, 0);
+    Operands<T> input = qr;
+    input.c = array_of<T>(random_dense(n, 30, kIsComplex<T>, rng), n);
+    ormqr_case(
+        scheme,
+        Args{.flags = kIsComplex<T> ? "LC" : "LT", .m = n, .n = 30, .k = n, .lda = lda, .ldc = n},
+        input, 0);
     const Dense h = random_hermitian(n, kIsComplex<T>, rng);
-    {
-        Args args = eigen_args<Syevd, T>("VL", n, lda);
-        Operands<T> query;
-        const Operands<T> input = eigen_operands<Syevd, T>(h, args, 0, query, scheme);
-        const Pair<T> p = run_both<Syevd>(scheme, args, input);
-        check_eigen(h, args, input, query, p, describe<Syevd, T>(scheme, args));
-    }
-    {
-        Args args = eigen_args<Syev, T>("VU", n, lda);
-        Operands<T> query;
-        const Operands<T> input = eigen_operands<Syev, T>(h, args, 0, query, scheme);
-        const Pair<T> p = run_both<Syev>(scheme, args, input);
-        check_eigen(h, args, input, query, p, describe<Syev, T>(scheme, args));
-    }
-    svd_case<Gesvd, T>(
-        scheme, "SS", Shape{n, n}, 1,
-        [](int64_t m, int64_t cols) { return gesvd_layout('S', 'S', m, cols); }, rng);
-    svd_case<Gesdd, T>(
-        scheme, "A", Shape{n, n}, 1,
-        [](int64_t m, int64_t cols) { return gesdd_layout('A', m, cols); }, rng);
+    eigen_case<Syevd, T>(scheme, h, "VL", lda, 0);
+    eigen_case<Syev, T>(scheme, h, "VU", lda, 0);
+    svd_case<Gesvd, T>(scheme, "SS", Shape{n, n}, 1, rng);
+    svd_case<Gesdd, T>(scheme, "A", Shape{n, n}, 1, rng);
 }
 
 }  // namespace
 
-// The shim reads its configuration once, at its first call: start_harness() sets it before
-// any test runs.
 int main(int argc, char** argv) {
-    if (const int status = start_harness(argc, argv, "lapack_decomposition_vs_cpu_test",
-                                         GPUSHIM_TEST_OPENBLAS_PATH, GPUSHIM_TEST_OPENBLAS64_PATH);
-        status != 0)
-        return status;
-    std::printf("lapack_decomposition_vs_cpu_test: CPU symbols for the 64_ names: %s\n",
-                cpu_has_64bit_lapack() ? "found" : "none");
-    return RUN_ALL_TESTS();
+    return run_all_tests(argc, argv, "lapack_decomposition_vs_cpu_test");
 }

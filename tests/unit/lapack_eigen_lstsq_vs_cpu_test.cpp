@@ -48,10 +48,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -62,13 +60,6 @@
 #include "lapack_test_harness.h"
 #include "shim_test_harness.h"
 
-#ifndef GPUSHIM_TEST_OPENBLAS_PATH
-#define GPUSHIM_TEST_OPENBLAS_PATH "/usr/lib/x86_64-linux-gnu/libopenblas.so.0"
-#endif
-#ifndef GPUSHIM_TEST_OPENBLAS64_PATH
-#define GPUSHIM_TEST_OPENBLAS64_PATH "/usr/lib/x86_64-linux-gnu/libopenblas64.so.0"
-#endif
-
 namespace {
 
 using namespace gpushim::test_harness;          // NOLINT(google-build-using-namespace)
@@ -76,174 +67,54 @@ using namespace gpushim::test_harness::lapack;  // NOLINT(google-build-using-nam
 
 // --- Routines -----------------------------------------------------------------------------
 // {s,d}syevr, {c,z}heevr (with RWORK and LRWORK). M is Operands::found.
-struct Syevr {
-    template <class T>
-    static std::string name() {
-        return lapack_name<T>("syevr", "heevr");
-    }
+struct Syevr : Named<"syevr", "heevr"> {
     template <class T, class I>
-    static void call(void* fn, const Args& x, Operands<T>& o) {
+    static void call(void* fn, const Args& x, Ints<I>& i, Operands<T>& o) {
         using R = Real<T>;
-        const I n = as_int<I>(x.n), lda = as_int<I>(x.lda), il = as_int<I>(x.il),
-                iu = as_int<I>(x.iu), ldz = as_int<I>(x.ldz), lwork = as_int<I>(x.lwork),
-                liwork = as_int<I>(x.liwork);
         const R vl = static_cast<R>(x.vl), vu = static_cast<R>(x.vu),
                 abstol = static_cast<R>(x.abstol);
         IntArgument<I> isuppz(o.isuppz);
         IntArgument<I> iwork(o.iwork);
-        I m = as_int<I>(o.found);
-        I info = as_int<I>(kInfoUnset);
-        if constexpr (kIsComplex<T>) {
-            using F =
-                void(const char*, const char*, const char*, const I*, T*, const I*, const R*,
-                     const R*, const I*, const I*, const R*, I*, R*, T*, const I*, I*, T*, const I*,
-                     R*, const I*, I*, const I*, I*, std::size_t, std::size_t, std::size_t);
-            const I lrwork = as_int<I>(x.lrwork);
-            reinterpret_cast<F*>(fn)(x.flag(0), x.flag(1), x.flag(2), &n, o.a.data(), &lda, &vl,
-                                     &vu, &il, &iu, &abstol, &m, o.values.data(), o.z.data(), &ldz,
-                                     isuppz.data(), o.work.data(), &lwork, o.rwork.data(), &lrwork,
-                                     iwork.data(), &liwork, &info, 1, 1, 1);
-        } else {
-            using F = void(const char*, const char*, const char*, const I*, T*, const I*, const R*,
-                           const R*, const I*, const I*, const R*, I*, R*, T*, const I*, I*, T*,
-                           const I*, I*, const I*, I*, std::size_t, std::size_t, std::size_t);
-            reinterpret_cast<F*>(fn)(x.flag(0), x.flag(1), x.flag(2), &n, o.a.data(), &lda, &vl,
-                                     &vu, &il, &iu, &abstol, &m, o.values.data(), o.z.data(), &ldz,
-                                     isuppz.data(), o.work.data(), &lwork, iwork.data(), &liwork,
-                                     &info, 1, 1, 1);
-        }
-        o.found = m;
-        o.info = info;
+        call_fortran(fn, x.flag(0), x.flag(1), x.flag(2), &i.n, o.a.data(), &i.lda, &vl, &vu, &i.il,
+                     &i.iu, &abstol, &i.found, o.values.data(), o.z.data(), &i.ldz, isuppz.data(),
+                     o.work.data(), &i.lwork, only_complex<T>(o.rwork.data(), &i.lrwork),
+                     iwork.data(), &i.liwork, &i.info, kFlag, kFlag, kFlag);
     }
 };
 
 // {s,d}sygvd, {c,z}hegvd (with RWORK and LRWORK).
-struct Sygvd {
-    template <class T>
-    static std::string name() {
-        return lapack_name<T>("sygvd", "hegvd");
-    }
+struct Sygvd : Named<"sygvd", "hegvd"> {
     template <class T, class I>
-    static void call(void* fn, const Args& x, Operands<T>& o) {
-        using R = Real<T>;
-        const I itype = as_int<I>(x.itype), n = as_int<I>(x.n), lda = as_int<I>(x.lda),
-                ldb = as_int<I>(x.ldb), lwork = as_int<I>(x.lwork), liwork = as_int<I>(x.liwork);
+    static void call(void* fn, const Args& x, Ints<I>& i, Operands<T>& o) {
         IntArgument<I> iwork(o.iwork);
-        I info = as_int<I>(kInfoUnset);
-        if constexpr (kIsComplex<T>) {
-            using F =
-                void(const I*, const char*, const char*, const I*, T*, const I*, T*, const I*, R*,
-                     T*, const I*, R*, const I*, I*, const I*, I*, std::size_t, std::size_t);
-            const I lrwork = as_int<I>(x.lrwork);
-            reinterpret_cast<F*>(fn)(&itype, x.flag(0), x.flag(1), &n, o.a.data(), &lda, o.b.data(),
-                                     &ldb, o.values.data(), o.work.data(), &lwork, o.rwork.data(),
-                                     &lrwork, iwork.data(), &liwork, &info, 1, 1);
-        } else {
-            using F = void(const I*, const char*, const char*, const I*, T*, const I*, T*, const I*,
-                           R*, T*, const I*, I*, const I*, I*, std::size_t, std::size_t);
-            reinterpret_cast<F*>(fn)(&itype, x.flag(0), x.flag(1), &n, o.a.data(), &lda, o.b.data(),
-                                     &ldb, o.values.data(), o.work.data(), &lwork, iwork.data(),
-                                     &liwork, &info, 1, 1);
-        }
-        o.info = info;
+        call_fortran(fn, &i.itype, x.flag(0), x.flag(1), &i.n, o.a.data(), &i.lda, o.b.data(),
+                     &i.ldb, o.values.data(), o.work.data(), &i.lwork,
+                     only_complex<T>(o.rwork.data(), &i.lrwork), iwork.data(), &i.liwork, &i.info,
+                     kFlag, kFlag);
     }
 };
 
 // Real: WR in Operands::values, WI in wi; complex: W in w_complex, with RWORK of 2n
 // elements. VR is Operands::z.
-struct Geev {
-    template <class T>
-    static std::string name() {
-        return lapack_name<T>("geev");
-    }
+struct Geev : Named<"geev"> {
     template <class T, class I>
-    static void call(void* fn, const Args& x, Operands<T>& o) {
-        using R = Real<T>;
-        const I n = as_int<I>(x.n), lda = as_int<I>(x.lda), ldvl = as_int<I>(x.ldvl),
-                ldvr = as_int<I>(x.ldvr), lwork = as_int<I>(x.lwork);
-        I info = as_int<I>(kInfoUnset);
-        if constexpr (kIsComplex<T>) {
-            using F = void(const char*, const char*, const I*, T*, const I*, T*, T*, const I*, T*,
-                           const I*, T*, const I*, R*, I*, std::size_t, std::size_t);
-            reinterpret_cast<F*>(fn)(x.flag(0), x.flag(1), &n, o.a.data(), &lda, o.w_complex.data(),
-                                     o.vl.data(), &ldvl, o.z.data(), &ldvr, o.work.data(), &lwork,
-                                     o.rwork.data(), &info, 1, 1);
-        } else {
-            using F = void(const char*, const char*, const I*, T*, const I*, T*, T*, T*, const I*,
-                           T*, const I*, T*, const I*, I*, std::size_t, std::size_t);
-            reinterpret_cast<F*>(fn)(x.flag(0), x.flag(1), &n, o.a.data(), &lda, o.values.data(),
-                                     o.wi.data(), o.vl.data(), &ldvl, o.z.data(), &ldvr,
-                                     o.work.data(), &lwork, &info, 1, 1);
-        }
-        o.info = info;
+    static void call(void* fn, const Args& x, Ints<I>& i, Operands<T>& o) {
+        call_fortran(
+            fn, x.flag(0), x.flag(1), &i.n, o.a.data(), &i.lda, only_complex<T>(o.w_complex.data()),
+            only_real<T>(o.values.data(), o.wi.data()), o.vl.data(), &i.ldvl, o.z.data(), &i.ldvr,
+            o.work.data(), &i.lwork, only_complex<T>(o.rwork.data()), &i.info, kFlag, kFlag);
     }
 };
 
-struct Gels {
-    template <class T>
-    static std::string name() {
-        return lapack_name<T>("gels");
-    }
+struct Gels : Named<"gels"> {
     template <class T, class I>
-    static void call(void* fn, const Args& x, Operands<T>& o) {
-        using F = void(const char*, const I*, const I*, const I*, T*, const I*, T*, const I*, T*,
-                       const I*, I*, std::size_t);
-        const I m = as_int<I>(x.m), n = as_int<I>(x.n), nrhs = as_int<I>(x.nrhs),
-                lda = as_int<I>(x.lda), ldb = as_int<I>(x.ldb), lwork = as_int<I>(x.lwork);
-        I info = as_int<I>(kInfoUnset);
-        reinterpret_cast<F*>(fn)(x.flag(0), &m, &n, &nrhs, o.a.data(), &lda, o.b.data(), &ldb,
-                                 o.work.data(), &lwork, &info, 1);
-        o.info = info;
+    static void call(void* fn, const Args& x, Ints<I>& i, Operands<T>& o) {
+        call_fortran(fn, x.flag(0), &i.m, &i.n, &i.nrhs, o.a.data(), &i.lda, o.b.data(), &i.ldb,
+                     o.work.data(), &i.lwork, &i.info, kFlag);
     }
 };
 
 // --- Checks -------------------------------------------------------------------------------
-// LAPACK's test ratios (residuals over n eps) pass below 30.
-constexpr double kResidualLimit = 30.0;
-
-template <class T>
-void expect_success(const Pair<T>& p, const std::string& what) {
-    EXPECT_EQ(p.ref.info, 0) << what << ": OpenBLAS";
-    EXPECT_EQ(p.shim.info, 0) << what;
-}
-
-std::string ratio_problem(const char* what, double ratio) {
-    if (ratio < kResidualLimit) return "";
-    return std::string(what) + " ratio " + std::to_string(ratio) +
-           " >= " + std::to_string(kResidualLimit);
-}
-
-bool same_flag(char flag, char letter) {
-    return std::toupper(static_cast<unsigned char>(flag)) == letter;
-}
-
-std::string lower_case(std::string flags) {
-    for (char& f : flags) f = static_cast<char>(std::tolower(static_cast<unsigned char>(f)));
-    return flags;
-}
-
-template <class X>
-std::vector<double> values_of(const Array<X>& a, int64_t count) {
-    std::vector<double> v(static_cast<std::size_t>(count));
-    for (int64_t i = 0; i < count; ++i)
-        v[static_cast<std::size_t>(i)] = a.v[static_cast<std::size_t>(i)];
-    return v;
-}
-
-// Z diag(w).
-Dense scaled_columns(Dense z, const std::vector<double>& w) {
-    for (int64_t j = 0; j < z.cols; ++j)
-        for (int64_t i = 0; i < z.rows; ++i) z(i, j) *= w[static_cast<std::size_t>(j)];
-    return z;
-}
-
-// ||G - I||_F / (n eps): G = Z^H Z (orthonormal columns) or Z^H B Z (B-normalized).
-template <class T>
-double identity_ratio(const Dense& g, int64_t n) {
-    return frobenius(difference(g, identity(g.cols))) /
-           (static_cast<double>(std::max<int64_t>(n, 1)) * epsilon<T>());
-}
-
 // The inverse by Gauss-Jordan elimination with partial pivoting (of well-conditioned
 // matrices only).
 Dense inverse(Dense a) {
@@ -282,17 +153,10 @@ auto first_columns(int64_t count) {
 }
 // The uplo triangle destroyed (LAPACK's workspace), the other not to be written.
 auto triangle_destroyed(char uplo) {
-    return [uplo](int64_t i, int64_t j) {
-        return in_triangle(uplo, i, j) ? Region::unspecified : Region::untouched;
-    };
+    return triangle_region(uplo, /*diagonal=*/true, Region::unspecified);
 }
 
 // --- SYEVR / HEEVR ------------------------------------------------------------------------
-// The uplo triangle of h in an array of leading dimension lda, the other triangle NaN.
-template <class T>
-Array<T> triangle_of(const Dense& h, char uplo, int64_t lda) {
-    return array_of<T>(h, lda, [uplo](int64_t i, int64_t j) { return in_triangle(uplo, i, j); });
-}
 
 // SYEVR's operands: A (uplo triangle), W, Z of z_columns columns (jobz N: one element, not
 // referenced), ISUPPZ; the workspaces of OpenBLAS's query (`query`), `extra` elements longer.
@@ -308,9 +172,7 @@ Operands<T> syevr_operands(const Dense& h, Args& args, int64_t z_columns, int64_
     o.values = Array<Real<T>>::vector(n);
     o.z = vectors ? Array<T>(n, z_columns, args.ldz) : Array<T>(1, 1, args.ldz);
     o.isuppz = Array<int64_t>::vector(2 * std::max<int64_t>(1, z_columns));
-    query = workspace_query<Syevr>(scheme, args, o);
-    give_workspaces(query, extra, args, o);
-    return o;
+    return with_queried_workspaces<Syevr>(scheme, args, o, extra, query);
 }
 
 // The eigenvalues of h (in T's precision), ascending, by OpenBLAS.
@@ -408,10 +270,10 @@ std::string check_support(const Array<T>& z, const Array<int64_t>& isuppz,
 // `norm2` is ||A||_2, the largest eigenvalue magnitude.
 template <class T>
 void check_syevr(const Dense& h, double norm2, const Args& args, int64_t count,
-                 const Operands<T>& input, const Operands<T>& query, const Pair<T>& p,
-                 const std::string& what) {
+                 const Operands<T>& input, const Operands<T>& query, const Pair<T>& p) {
     const int64_t n = args.n;
-    expect_success(p, what);
+    const std::string& what = p.what;
+    expect_success(p);
     EXPECT_EQ(p.ref.found, count) << what << ": OpenBLAS (the test's interval)";
     EXPECT_EQ(p.shim.found, p.ref.found) << what << ": M";
     if (p.shim.found != p.ref.found || p.shim.info != 0) return;
@@ -476,7 +338,7 @@ void syevr_case(Scheme scheme, const Dense& h, const std::vector<double>& w, con
     const Operands<T> input = syevr_operands<T>(h, args, columns, pad, query, scheme);
     const Pair<T> p = run_both<Syevr>(scheme, args, input);
     const double norm2 = std::max(std::abs(w.front()), std::abs(w.back()));
-    check_syevr(h, norm2, args, s.count, input, query, p, describe<Syevr, T>(scheme, args));
+    check_syevr(h, norm2, args, s.count, input, query, p);
 }
 
 // --- SYGVD / HEGVD ------------------------------------------------------------------------
@@ -490,9 +352,7 @@ Operands<T> sygvd_operands(const Dense& a, const Dense& b, Args& args, int64_t e
     o.a = triangle_of<T>(a, args.flags[1], args.lda);
     o.b = triangle_of<T>(b, args.flags[1], args.ldb);
     o.values = Array<Real<T>>::vector(a.rows);
-    query = workspace_query<Sygvd>(scheme, args, o);
-    give_workspaces(query, extra, args, o);
-    return o;
+    return with_queried_workspaces<Sygvd>(scheme, args, o, extra, query);
 }
 
 // The itype's residual over n eps times its terms' norms (LAPACK's xSGT01), and Z's
@@ -529,8 +389,8 @@ void sygvd_case(Scheme scheme, const Dense& a, const Dense& b, int64_t itype,
     Operands<T> query;
     const Operands<T> input = sygvd_operands<T>(a, b, args, pad, query, scheme);
     const Pair<T> p = run_both<Sygvd>(scheme, args, input);
-    const std::string what = describe<Sygvd, T>(scheme, args);
-    expect_success(p, what);
+    const std::string& what = p.what;
+    expect_success(p);
     const bool vectors = same_flag(flags[0], 'V');
     const char uplo = flags[1];
     // |dw| <~ eps ||A|| ||B|| ||B^-1||, below 4 eps max|w| for these B (eigenvalues in [1, 4]).
@@ -691,9 +551,7 @@ Operands<T> geev_operands(const Dense& a, Args& args, int64_t extra, Operands<T>
     // VL and VR n x n where computed, else one element (not referenced)
     o.vl = same_flag(args.flags[0], 'V') ? Array<T>(n, n, args.ldvl) : Array<T>(1, 1, args.ldvl);
     o.z = same_flag(args.flags[1], 'V') ? Array<T>(n, n, args.ldvr) : Array<T>(1, 1, args.ldvr);
-    query = workspace_query<Geev>(scheme, args, o);
-    give_workspaces(query, extra, args, o);
-    return o;
+    return with_queried_workspaces<Geev>(scheme, args, o, extra, query);
 }
 
 template <class T>
@@ -705,13 +563,13 @@ void geev_case(Scheme scheme, const Dense& a, const std::string& flags, int64_t 
     args.ldvr = right ? n + pad : 1 + 2 * pad;
     Operands<T> query;
     const Operands<T> input = geev_operands<T>(a, args, pad, query, scheme);
-    const std::string what = describe<Geev, T>(scheme, args);
     if (left) {  // left eigenvectors stay on the CPU
         expect_exactly_openblas<Geev>(scheme, args, input, "(left eigenvectors)");
         return;
     }
     const Pair<T> p = run_both<Geev>(scheme, args, input);
-    expect_success(p, what);
+    const std::string& what = p.what;
+    expect_success(p);
     if (p.shim.info != 0 || p.ref.info != 0) return;
     // |dl| <~ cond(X) eps ||A||_2, cond(X) < 4
     const double tol = tolerance<T>(n, 4.0 * frobenius(a));
@@ -744,9 +602,7 @@ Operands<T> gels_operands(const Dense& a, const Dense& b, Args& args, int64_t ex
     Operands<T> o;
     o.a = array_of<T>(a, args.lda);
     o.b = array_of<T>(b, args.ldb);
-    query = workspace_query<Gels>(scheme, args, o);
-    give_workspaces(query, extra, args, o);
-    return o;
+    return with_queried_workspaces<Gels>(scheme, args, o, extra, query);
 }
 
 // The 2-norm of rows from..rows - 1 of column j.
@@ -767,8 +623,8 @@ void gels_case(Scheme scheme, int64_t m, int64_t n, int64_t nrhs, const std::str
     Operands<T> query;
     const Operands<T> input = gels_operands<T>(a, b, args, pad, query, scheme);
     const Pair<T> p = run_both<Gels>(scheme, args, input);
-    const std::string what = describe<Gels, T>(scheme, args);
-    expect_success(p, what);
+    const std::string& what = p.what;
+    expect_success(p);
     // X (B's first n rows): cond(A) < 4 keeps it within a few eps of ||B|| / sigma_min(A)
     // scaled by cond(A); the residual rows, which the solution does not fix, apart.
     EXPECT_EQ(
@@ -800,47 +656,49 @@ template <class T>
 class LapackEigenLstsq : public testing::Test {};
 TYPED_TEST_SUITE(LapackEigenLstsq, Precisions, PrecisionNames);
 
-constexpr int64_t kOrders[] = {1, 7, 33, 70};
+// Each scheme, order of kOrders and padding of the leading dimensions (0 or 3); `index`
+// counts the scheme's cases, for `body` to vary their flags by.
+template <class Body>
+void for_each_order(Body&& body) {
+    for (Scheme scheme : schemes_for_workspace_routines()) {
+        int index = 0;
+        for (int64_t n : kOrders) {
+            for (int64_t pad : {0, 3}) body(scheme, n, pad, index);
+        }
+    }
+}
+
+// Every 5th case's flags lower-case.
+std::string flags_of_case(const std::string& flags, int index) {
+    return index % 5 == 4 ? lower_case(flags) : flags;
+}
 
 TYPED_TEST(LapackEigenLstsq, SyevrMatchesOpenBLAS) {
     using T = TypeParam;
     Rng rng(61);
-    for (Scheme scheme : schemes_for_workspace_routines()) {
-        int index = 0;
-        for (int64_t n : kOrders) {
-            for (int64_t pad : {0, 3}) {
-                const Dense h = random_hermitian(n, kIsComplex<T>, rng);
-                const std::vector<double> w = spectrum<T>(h);
-                for (const Selection& s : selections(w)) {
-                    for (const char* jobs : {"VU", "VL", "NU", "NL"}) {
-                        std::string flags{jobs[0], s.range, jobs[1]};
-                        if (index % 5 == 4) flags = lower_case(flags);
-                        syevr_case<T>(scheme, h, w, s, flags, pad, index++ % 3 == 2 ? -1 : 0);
-                    }
-                }
+    for_each_order([&](Scheme scheme, int64_t n, int64_t pad, int& index) {
+        const Dense h = random_hermitian(n, kIsComplex<T>, rng);
+        const std::vector<double> w = spectrum<T>(h);
+        for (const Selection& s : selections(w)) {
+            for (const char* jobs : {"VU", "VL", "NU", "NL"}) {
+                const std::string flags = flags_of_case({jobs[0], s.range, jobs[1]}, index);
+                syevr_case<T>(scheme, h, w, s, flags, pad, index++ % 3 == 2 ? -1 : 0);
             }
         }
-    }
+    });
 }
 
 TYPED_TEST(LapackEigenLstsq, SygvdMatchesOpenBLAS) {
     using T = TypeParam;
     Rng rng(62);
-    for (Scheme scheme : schemes_for_workspace_routines()) {
-        int index = 0;
-        for (int64_t n : kOrders) {
-            for (int64_t pad : {0, 3}) {
-                const Dense a = random_hermitian(n, kIsComplex<T>, rng);
-                const Dense b = random_hpd(n, kIsComplex<T>, rng);
-                for (int64_t itype : {1, 2, 3}) {
-                    for (const char* flags : {"VU", "VL", "NU", "NL"}) {
-                        const std::string f = index++ % 5 == 4 ? lower_case(flags) : flags;
-                        sygvd_case<T>(scheme, a, b, itype, f, pad);
-                    }
-                }
-            }
+    for_each_order([&](Scheme scheme, int64_t n, int64_t pad, int& index) {
+        const Dense a = random_hermitian(n, kIsComplex<T>, rng);
+        const Dense b = random_hpd(n, kIsComplex<T>, rng);
+        for (int64_t itype : {1, 2, 3}) {
+            for (const char* flags : {"VU", "VL", "NU", "NL"})
+                sygvd_case<T>(scheme, a, b, itype, flags_of_case(flags, index++), pad);
         }
-    }
+    });
 }
 
 // Cholesky's failure on B at column k: INFO = n + k, computed on the CPU.
@@ -870,18 +728,11 @@ TYPED_TEST(LapackEigenLstsq, SygvdWithIndefiniteBIsOpenBLASs) {
 TYPED_TEST(LapackEigenLstsq, GeevMatchesOpenBLAS) {
     using T = TypeParam;
     Rng rng(64);
-    for (Scheme scheme : schemes_for_workspace_routines()) {
-        int index = 0;
-        for (int64_t n : kOrders) {
-            for (int64_t pad : {0, 3}) {
-                const Dense a = nonsymmetric(n, kIsComplex<T>, rng);
-                for (const char* flags : {"NV", "NN", "VN", "VV"}) {
-                    const std::string f = index++ % 5 == 4 ? lower_case(flags) : flags;
-                    geev_case<T>(scheme, a, f, pad);
-                }
-            }
-        }
-    }
+    for_each_order([&](Scheme scheme, int64_t n, int64_t pad, int& index) {
+        const Dense a = nonsymmetric(n, kIsComplex<T>, rng);
+        for (const char* flags : {"NV", "NN", "VN", "VV"})
+            geev_case<T>(scheme, a, flags_of_case(flags, index++), pad);
+    });
 }
 
 TYPED_TEST(LapackEigenLstsq, GelsMatchesOpenBLAS) {
@@ -1014,21 +865,11 @@ TYPED_TEST(LapackEigenLstsq, SmallWorkspacesGiveOpenBLASsResultsExactly) {
     using T = TypeParam;
     Rng rng(68);
     const int64_t n = 20;
-    const std::string why = "(small workspace)";
     for (Scheme scheme : schemes_for_workspace_routines()) {
-        // LWORK `lwork` and the optimum less one, where below the optimum
-        const auto small = [&](auto routine, Args args, Operands<T> input, int64_t lwork) {
-            using R = decltype(routine);
-            const Operands<T> query = workspace_query<R>(scheme, args, input);
-            give_workspaces(query, 0, args, input);
-            for (int64_t value : {lwork, workspace_size(query.work) - 1}) {
-                if (value < lwork || value >= workspace_size(query.work)) continue;
-                Args a = args;
-                Operands<T> o = input;
-                a.lwork = value;
-                o.work = Array<T>::vector(value);
-                expect_exactly_openblas<R>(scheme, a, o, why);
-            }
+        // LAPACK's minimum LWORK
+        const auto small = [&](auto routine, const Args& args, const Operands<T>& input,
+                               int64_t lwork) {
+            expect_small_workspaces_as_openblas<decltype(routine)>(scheme, args, input, lwork);
         };
         const Dense h = random_hermitian(n, kIsComplex<T>, rng);
         Operands<T> unused;
@@ -1180,22 +1021,8 @@ TYPED_TEST(LapackEigenLstsq, EmptyProblemsBehaveAsInOpenBLAS) {
     using T = TypeParam;
     Rng rng(70);
     for (Scheme scheme : schemes_for_workspace_routines()) {
-        // Compared bit for bit but for WORK, RWORK, IWORK (check_workspaces()).
-        const auto empty = [&](auto routine, Args args, Operands<T> input) {
-            using R = decltype(routine);
-            const Operands<T> query = workspace_query<R>(scheme, args, input);
-            give_workspaces(query, 1, args, input);
-            const Pair<T> p = run_both<R>(scheme, args, input);
-            const std::string what = describe<R, T>(scheme, args) + " (empty)";
-            expect_success(p, what);
-            Pair<T> rest = p;
-            for (Operands<T>* o : {&rest.shim, &rest.ref}) {
-                o->work = Array<T>();
-                o->rwork = Array<Real<T>>();
-                o->iwork = Array<int64_t>();
-            }
-            EXPECT_EQ(compare_exact(rest), "") << what;
-            EXPECT_EQ(check_workspaces(args, input, query, p), "") << what;
+        const auto empty = [&](auto routine, const Args& args, const Operands<T>& input) {
+            expect_empty_problem_as_openblas<decltype(routine)>(scheme, args, input);
         };
         const Dense none(0, 0);
         Operands<T> unused;
@@ -1256,14 +1083,6 @@ TYPED_TEST(LapackEigenLstsq, LargerMatricesMatchOpenBLAS) {
 
 }  // namespace
 
-// The shim reads its configuration once, at its first call: start_harness() sets it before
-// any test runs.
 int main(int argc, char** argv) {
-    if (const int status = start_harness(argc, argv, "lapack_eigen_lstsq_vs_cpu_test",
-                                         GPUSHIM_TEST_OPENBLAS_PATH, GPUSHIM_TEST_OPENBLAS64_PATH);
-        status != 0)
-        return status;
-    std::printf("lapack_eigen_lstsq_vs_cpu_test: CPU symbols for the 64_ names: %s\n",
-                cpu_has_64bit_lapack() ? "found" : "none");
-    return RUN_ALL_TESTS();
+    return run_all_tests(argc, argv, "lapack_eigen_lstsq_vs_cpu_test");
 }

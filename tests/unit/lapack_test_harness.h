@@ -1,38 +1,54 @@
-// What the LAPACK *_vs_cpu test programs of the solvers, the decompositions and the
-// eigenproblems and least squares (lapack_solve_vs_cpu_test.cpp,
-// lapack_decomposition_vs_cpu_test.cpp, lapack_eigen_lstsq_vs_cpu_test.cpp) share, on top of
-// shim_test_harness.h: LAPACK names by precision, the name schemes a call may go through,
-// guarded arrays, one call made through the shim and through OpenBLAS on identical operands,
-// comparisons of what the two calls left, and operands in double precision (well
-// conditioned, so that two backward-stable results agree within a bound scaled by n eps).
+// What the LAPACK *_vs_cpu test programs (lapack_vs_cpu_test.cpp: the factorizations;
+// lapack_solve_vs_cpu_test.cpp: the solvers; lapack_decomposition_vs_cpu_test.cpp: the
+// decompositions; lapack_eigen_lstsq_vs_cpu_test.cpp: the eigenproblems and least squares)
+// share, on top of shim_test_harness.h: LAPACK names by precision, the name schemes a call may
+// go through, guarded arrays, one call made through the shim and through OpenBLAS on identical
+// operands, comparisons of what the two calls left, the check sequences of calls that run on
+// the CPU (errors, workspace queries, small workspaces, empty problems), operands in double
+// precision (well conditioned, so that two backward-stable results agree within a bound
+// scaled by n eps), and main().
 //
-// A routine is a struct with
-//   template <class T> static std::string name();  // dgetrs, zungqr
-//   template <class T, class I> static void call(void* function, const Args&, Operands<T>&);
+// A routine is a struct
+//   struct Getrs : Named<"getrs"> {  // Named<"orgqr", "ungqr">: the complex name apart
+//       template <class T, class I>
+//       static void call(void* function, const Args&, Ints<I>&, Operands<T>&);
+//   };
 // where I is the integer type of the name scheme (int32_t, or int64_t for the 64_ names).
-// Header-only; each test program includes it once. Its names live in a namespace of their
-// own, which lapack_vs_cpu_test.cpp (with like-named helpers of its own) never opens.
+// Header-only; each test program includes it once.
 #pragma once
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <numeric>
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "shim_test_harness.h"
+
+// The libraries CMake names (tests/unit/variant_tests.cmake, lapack_vs_cpu.cmake); these
+// defaults serve a build outside it.
+#ifndef GPUSHIM_TEST_OPENBLAS_PATH
+#define GPUSHIM_TEST_OPENBLAS_PATH "/usr/lib/x86_64-linux-gnu/libopenblas.so.0"
+#endif
+#ifndef GPUSHIM_TEST_OPENBLAS64_PATH
+#define GPUSHIM_TEST_OPENBLAS64_PATH "/usr/lib/x86_64-linux-gnu/libopenblas64.so.0"
+#endif
 
 namespace gpushim::test_harness::lapack {
 
@@ -45,15 +61,22 @@ char prefix() {
     return 'z';
 }
 
-// The routine's name in T's precision: dgetrs; dorgqr, zungqr.
-template <class T>
-std::string lapack_name(const char* real_name, const char* complex_name) {
-    return prefix<T>() + std::string(kIsComplex<T> ? complex_name : real_name);
-}
-template <class T>
-std::string lapack_name(const char* name) {
-    return lapack_name<T>(name, name);
-}
+// A string literal as a template argument (Named's).
+template <std::size_t N>
+struct Literal {
+    // NOLINTNEXTLINE(google-explicit-constructor): Named<"getrs"> converts the literal
+    constexpr Literal(const char (&literal)[N]) { std::copy_n(literal, N, text); }
+    char text[N] = {};
+};
+
+// A routine's base: its name in T's precision (dgetrs; dorgqr, zungqr).
+template <Literal RealName, Literal ComplexName = RealName>
+struct Named {
+    template <class T>
+    static std::string name() {
+        return prefix<T>() + std::string(kIsComplex<T> ? ComplexName.text : RealName.text);
+    }
+};
 
 using Precisions = testing::Types<float, double, c32, c64>;
 class PrecisionNames {
@@ -215,10 +238,76 @@ struct Args {
     const char* flag(std::size_t index) const { return flags.c_str() + index; }
 };
 
-// A size argument as the routine's integer type takes it.
+// Whether a flag is `letter` (upper case), in either case.
+inline bool same_flag(char flag, char letter) {
+    return std::toupper(static_cast<unsigned char>(flag)) == letter;
+}
+
+inline std::string lower_case(std::string flags) {
+    for (char& f : flags) f = static_cast<char>(std::tolower(static_cast<unsigned char>(f)));
+    return flags;
+}
+
+// The integer arguments of a call as the routine's integer type I takes them (the sizes
+// that are no arguments of the routine hold kUnset cut to I); INFO and SYEVR's M (the count
+// found) come back through here.
 template <class I>
-I as_int(int64_t value) {
-    return static_cast<I>(value);
+struct Ints {
+    I m, n, k, nrhs, lda, ldb, ldc, ldu, ldvt, lwork, lrwork, liwork;
+    I itype, il, iu, ldz, ldvl, ldvr;
+    I info, found;
+
+    static Ints of(const Args& x, int64_t found_before) {
+        const auto i = [](int64_t value) { return static_cast<I>(value); };
+        return {i(x.m),      i(x.n),      i(x.k),     i(x.nrhs),     i(x.lda),
+                i(x.ldb),    i(x.ldc),    i(x.ldu),   i(x.ldvt),     i(x.lwork),
+                i(x.lrwork), i(x.liwork), i(x.itype), i(x.il),       i(x.iu),
+                i(x.ldz),    i(x.ldvl),   i(x.ldvr),  i(kInfoUnset), i(found_before)};
+    }
+};
+
+// Arguments that only the complex routines take (RWORK, LRWORK), or only the real ones
+// (GEEV's WR and WI, where the complex GEEV takes W): call_fortran() drops them otherwise.
+template <class T, class... A>
+auto only_complex(A... args) {
+    if constexpr (kIsComplex<T>)
+        return std::tuple<A...>(args...);
+    else
+        return std::tuple<>();
+}
+template <class T, class... A>
+auto only_real(A... args) {
+    if constexpr (kIsComplex<T>)
+        return std::tuple<>();
+    else
+        return std::tuple<A...>(args...);
+}
+
+template <class A>
+std::tuple<A> spliced(A argument) {
+    return std::tuple<A>(argument);
+}
+template <class... A>
+std::tuple<A...> spliced(std::tuple<A...> arguments) {
+    return arguments;
+}
+
+inline constexpr std::size_t kFlag = 1;  // the hidden length of a CHARACTER*1 argument
+
+// Calls a LAPACK routine with `args` (only_complex() and only_real() spliced in), typed as
+// they are: the ABI passes every pointer alike, so that no routine's signature needs writing
+// out; what must not be a pointer is a hidden length, a std::size_t (an int would leave the
+// upper half of its register or stack slot undefined).
+template <class... A>
+void call_fortran(void* function, A... args) {
+    std::apply(
+        [function](auto... flat) {
+            static_assert(((std::is_pointer_v<decltype(flat)> ||
+                            std::is_same_v<decltype(flat), std::size_t>)&&...),
+                          "LAPACK takes pointers, and the lengths of CHARACTER arguments");
+            reinterpret_cast<void (*)(decltype(flat)...)>(function)(flat...);
+        },
+        std::tuple_cat(spliced(args)...));
 }
 
 // An integer array argument of width I: copied from the int64_t array before the call and
@@ -240,7 +329,36 @@ class IntArgument {
     std::vector<I> v_;
 };
 
+// --- Routines that several programs call -------------------------------------------------
+// The factorizations: lapack_vs_cpu_test.cpp's subjects, and the makers of the solvers'
+// operands (called on OpenBLAS only) in lapack_solve_vs_cpu_test.cpp.
+struct Getrf : Named<"getrf"> {
+    template <class T, class I>
+    static void call(void* fn, const Args&, Ints<I>& i, Operands<T>& o) {
+        IntArgument<I> ipiv(o.ipiv);
+        call_fortran(fn, &i.m, &i.n, o.a.data(), &i.lda, ipiv.data(), &i.info);
+    }
+};
+
+// POTRF's arguments, which POTRI takes too.
+template <Literal Name>
+struct UploMatrix : Named<Name> {
+    template <class T, class I>
+    static void call(void* fn, const Args& x, Ints<I>& i, Operands<T>& o) {
+        call_fortran(fn, x.flag(0), &i.n, o.a.data(), &i.lda, &i.info, kFlag);
+    }
+};
+using Potrf = UploMatrix<"potrf">;
+
 // --- Calls --------------------------------------------------------------------------------
+template <class R, class I, class T>
+void call_as(void* function, const Args& args, Operands<T>& ops) {
+    Ints<I> ints = Ints<I>::of(args, ops.found);
+    R::template call<T, I>(function, args, ints, ops);
+    ops.info = ints.info;
+    ops.found = ints.found;
+}
+
 template <class R, class T>
 void invoke(const Function& function, const Args& args, Operands<T>& ops, bool capture) {
     if (capture) {
@@ -250,9 +368,9 @@ void invoke(const Function& function, const Args& args, Operands<T>& ops, bool c
         testing::internal::CaptureStderr();
     }
     if (function.wide)
-        R::template call<T, int64_t>(function.address, args, ops);
+        call_as<R, int64_t>(function.address, args, ops);
     else
-        R::template call<T, int32_t>(function.address, args, ops);
+        call_as<R, int32_t>(function.address, args, ops);
     if (capture) {
         std::fflush(stdout);
         std::fflush(stderr);
@@ -261,17 +379,42 @@ void invoke(const Function& function, const Args& args, Operands<T>& ops, bool c
     }
 }
 
+template <class R, class T>
+std::string describe(Scheme scheme, const Args& args) {
+    std::ostringstream s;
+    s << symbol_name(R::template name<T>(), scheme) << " [" << scheme_name(scheme) << "]";
+    if (!args.flags.empty()) s << " flags=" << args.flags;
+    const std::pair<const char*, int64_t> sizes[] = {
+        {"m", args.m},         {"n", args.n},           {"k", args.k},
+        {"nrhs", args.nrhs},   {"lda", args.lda},       {"ldb", args.ldb},
+        {"ldc", args.ldc},     {"ldu", args.ldu},       {"ldvt", args.ldvt},
+        {"lwork", args.lwork}, {"lrwork", args.lrwork}, {"liwork", args.liwork}};
+    for (const auto& [label, value] : sizes) {
+        if (value != kUnset) s << ' ' << label << '=' << value;
+    }
+    const std::pair<const char*, int64_t> eigen_sizes[] = {
+        {"itype", args.itype}, {"il", args.il},     {"iu", args.iu},
+        {"ldz", args.ldz},     {"ldvl", args.ldvl}, {"ldvr", args.ldvr}};
+    for (const auto& [label, value] : eigen_sizes) {
+        if (value != kUnset) s << ' ' << label << '=' << value;
+    }
+    if (!std::isnan(args.vl) || !std::isnan(args.vu))
+        s << " vl=" << args.vl << " vu=" << args.vu << " abstol=" << args.abstol;
+    return s.str();
+}
+
 // The same call through the shim's name of a scheme and through OpenBLAS, each on its own
-// copy of the operands.
+// copy of the operands; `what` describes it for the messages of failed checks.
 template <class T>
 struct Pair {
     Operands<T> shim, ref;
+    std::string what;
 };
 
 template <class R, class T>
 Pair<T> run_both(Scheme scheme, const Args& args, const Operands<T>& input, bool capture = false) {
     const std::string name = R::template name<T>();
-    Pair<T> p{input, input};
+    Pair<T> p{input, input, describe<R, T>(scheme, args)};
     const Function shim = shim_function(name, scheme);
     const Function ref = reference_function(name, scheme);
     EXPECT_NE(shim.address, nullptr) << symbol_name(name, scheme) << " in the shim";
@@ -329,28 +472,14 @@ void give_workspaces(const Operands<T>& query, int64_t extra, Args& args, Operan
     }
 }
 
+// The operands with the workspaces that OpenBLAS's query (`query`) answers for the call,
+// `extra` elements longer each, in `args` too.
 template <class R, class T>
-std::string describe(Scheme scheme, const Args& args) {
-    std::ostringstream s;
-    s << symbol_name(R::template name<T>(), scheme) << " [" << scheme_name(scheme) << "]";
-    if (!args.flags.empty()) s << " flags=" << args.flags;
-    const std::pair<const char*, int64_t> sizes[] = {
-        {"m", args.m},         {"n", args.n},           {"k", args.k},
-        {"nrhs", args.nrhs},   {"lda", args.lda},       {"ldb", args.ldb},
-        {"ldc", args.ldc},     {"ldu", args.ldu},       {"ldvt", args.ldvt},
-        {"lwork", args.lwork}, {"lrwork", args.lrwork}, {"liwork", args.liwork}};
-    for (const auto& [label, value] : sizes) {
-        if (value != kUnset) s << ' ' << label << '=' << value;
-    }
-    const std::pair<const char*, int64_t> eigen_sizes[] = {
-        {"itype", args.itype}, {"il", args.il},     {"iu", args.iu},
-        {"ldz", args.ldz},     {"ldvl", args.ldvl}, {"ldvr", args.ldvr}};
-    for (const auto& [label, value] : eigen_sizes) {
-        if (value != kUnset) s << ' ' << label << '=' << value;
-    }
-    if (!std::isnan(args.vl) || !std::isnan(args.vu))
-        s << " vl=" << args.vl << " vu=" << args.vu << " abstol=" << args.abstol;
-    return s.str();
+Operands<T> with_queried_workspaces(Scheme scheme, Args& args, Operands<T> ops, int64_t extra,
+                                    Operands<T>& query) {
+    query = workspace_query<R>(scheme, args, ops);
+    give_workspaces(query, extra, args, ops);
+    return ops;
 }
 
 // --- Comparison ---------------------------------------------------------------------------
@@ -383,6 +512,19 @@ inline Region nowhere(int64_t, int64_t) {
 }
 inline Region anything(int64_t, int64_t) {
     return Region::unspecified;
+}
+
+// Whether (i, j) lies in the uplo triangle ('U'/'u' or 'L'/'l'), with or without its diagonal.
+inline bool in_triangle(char uplo, int64_t i, int64_t j, bool diagonal = true) {
+    if (i == j) return diagonal;
+    return (uplo == 'U' || uplo == 'u') ? i < j : i > j;
+}
+
+// `inside` in the uplo triangle (with its diagonal when `diagonal`), untouched elsewhere.
+inline auto triangle_region(char uplo, bool diagonal = true, Region inside = Region::compared) {
+    return [=](int64_t i, int64_t j) {
+        return in_triangle(uplo, i, j, diagonal) ? inside : Region::untouched;
+    };
 }
 
 // Compares one array the shim's call left with the input and OpenBLAS's: see Region; NaN
@@ -490,6 +632,12 @@ std::string compare_exact(const Pair<T>& p) {
     return s.str();
 }
 
+template <class T>
+void expect_success(const Pair<T>& p) {
+    EXPECT_EQ(p.ref.info, 0) << p.what << ": OpenBLAS";
+    EXPECT_EQ(p.shim.info, 0) << p.what;
+}
+
 // An invalid argument reaches OpenBLAS: its xerbla message (Debian's prints on stdout and
 // returns) naming the first invalid argument, at position -info; INFO = info, except where
 // `info_may_stay_unset` (OpenBLAS 0.3.21's own GETRS prints the message and returns without
@@ -500,7 +648,7 @@ template <class R, class T>
 void expect_rejected_as_by_openblas(Scheme scheme, const Args& args, const Operands<T>& input,
                                     int64_t info, bool info_may_stay_unset = false) {
     const Pair<T> p = run_both<R>(scheme, args, input, /*capture=*/true);
-    const std::string what = describe<R, T>(scheme, args);
+    const std::string& what = p.what;
     if (!(info_may_stay_unset && p.ref.info == kInfoUnset)) {
         EXPECT_EQ(p.ref.info, info) << what << ": OpenBLAS";
     }
@@ -569,6 +717,15 @@ double max_abs(const Array<X>& a) {
     return m;
 }
 
+// An array compared everywhere with OpenBLAS's within tolerance() for k, scaled by the
+// largest element of the input or of OpenBLAS's result (factors may grow past the input).
+template <class T>
+std::string compare_to_scale(const char* name, const Array<T>& input, const Array<T>& shim,
+                             const Array<T>& ref, int64_t k) {
+    return compare_array(name, input, shim, ref, everywhere,
+                         tolerance<T>(k, std::max(max_abs(input), max_abs(ref))));
+}
+
 // --- Matrices in double precision ---------------------------------------------------------
 // Column-major, complex double: operands are made here and converted to the precision under
 // test; residuals are computed here.
@@ -620,6 +777,35 @@ inline double frobenius(const Dense& x) {
     return std::sqrt(s);
 }
 
+// Z diag(w).
+inline Dense scaled_columns(Dense z, const std::vector<double>& w) {
+    for (int64_t j = 0; j < z.cols; ++j)
+        for (int64_t i = 0; i < z.rows; ++i) z(i, j) *= w[static_cast<std::size_t>(j)];
+    return z;
+}
+
+// ||G - I||_F / (n eps): G = Z^H Z (orthonormal columns) or Z^H B Z (B-normalized).
+template <class T>
+double identity_ratio(const Dense& g, int64_t n) {
+    return frobenius(difference(g, identity(g.cols))) /
+           (static_cast<double>(std::max<int64_t>(n, 1)) * epsilon<T>());
+}
+
+// LAPACK's test ratios (residuals over n eps) pass below 30.
+inline constexpr double kResidualLimit = 30.0;
+
+inline std::string ratio_problem(const char* what, double ratio) {
+    if (ratio < kResidualLimit) return "";
+    return std::string(what) + " ratio " + std::to_string(ratio) +
+           " >= " + std::to_string(kResidualLimit);
+}
+
+// The first `count` elements of a real array (eigenvalues, singular values).
+template <class X>
+std::vector<double> values_of(const Array<X>& a, int64_t count) {
+    return std::vector<double>(a.v.begin(), a.v.begin() + count);
+}
+
 // The rows x cols block of an array at (row0, col0), in double precision.
 template <class X>
 Dense dense_of(const Array<X>& a, int64_t rows, int64_t cols, int64_t row0 = 0, int64_t col0 = 0) {
@@ -646,10 +832,10 @@ Array<T> array_of(const Dense& d, int64_t lda) {
     return array_of<T>(d, lda, [](int64_t, int64_t) { return true; });
 }
 
-// Whether (i, j) lies in the uplo triangle ('U'/'u' or 'L'/'l'), with or without its diagonal.
-inline bool in_triangle(char uplo, int64_t i, int64_t j, bool diagonal = true) {
-    if (i == j) return diagonal;
-    return (uplo == 'U' || uplo == 'u') ? i < j : i > j;
+// The uplo triangle of the Hermitian h, the other triangle NaN (not to be read).
+template <class T>
+Array<T> triangle_of(const Dense& h, char uplo, int64_t lda) {
+    return array_of<T>(h, lda, [uplo](int64_t i, int64_t j) { return in_triangle(uplo, i, j); });
 }
 
 // Entries uniform in [-1, 1] (real and imaginary parts).
@@ -722,7 +908,7 @@ template <class R, class T>
 void expect_exactly_openblas(Scheme scheme, const Args& args, const Operands<T>& input,
                              const std::string& why, int64_t info = 0) {
     const Pair<T> p = run_both<R>(scheme, args, input);
-    const std::string what = describe<R, T>(scheme, args) + " " + why;
+    const std::string what = p.what + " " + why;
     EXPECT_EQ(p.ref.info, info) << what << ": OpenBLAS";
     EXPECT_EQ(compare_exact(p), "") << what;
 }
@@ -752,6 +938,89 @@ void expect_each_workspace_query(Scheme scheme, Args args, Operands<T> input) {
         operands.iwork = Array<int64_t>::vector(1);
         expect_exactly_openblas<R>(scheme, query, operands, why);
     }
+}
+
+// Valid workspaces below the optimal ones, one at a time (the others optimal): LWORK `lwork`
+// (LAPACK's minimum) and the optimum less one, where below the optimum; likewise LRWORK and
+// LIWORK where the routine takes them and a minimum is given. Each such call runs on the CPU:
+// everything bit-identical to OpenBLAS's.
+template <class R, class T>
+void expect_small_workspaces_as_openblas(Scheme scheme, Args args, Operands<T> input, int64_t lwork,
+                                         int64_t lrwork = kUnset, int64_t liwork = kUnset) {
+    const Operands<T> query = workspace_query<R>(scheme, args, input);
+    give_workspaces(query, 0, args, input);
+    const auto below = [&](auto size, auto array, int64_t minimum) {
+        if (args.*size == kUnset || minimum == kUnset) return;
+        const int64_t optimal = workspace_size(query.*array);
+        for (int64_t value : {minimum, optimal - 1}) {
+            if (value < minimum || value >= optimal) continue;
+            Args small = args;
+            Operands<T> operands = input;
+            small.*size = value;
+            operands.*array = std::decay_t<decltype(operands.*array)>::vector(value);
+            expect_exactly_openblas<R>(scheme, small, operands, "(small workspace)");
+        }
+    };
+    below(&Args::lwork, &Operands<T>::work, lwork);
+    below(&Args::lrwork, &Operands<T>::rwork, lrwork);
+    below(&Args::liwork, &Operands<T>::iwork, liwork);
+}
+
+// Nothing to compute (m, n or k zero), with the workspaces of OpenBLAS's query, one element
+// longer: INFO 0, and everything bit for bit OpenBLAS's but WORK, RWORK and IWORK, which
+// check_workspaces() checks.
+template <class R, class T>
+void expect_empty_problem_as_openblas(Scheme scheme, Args args, Operands<T> input) {
+    const Operands<T> query = workspace_query<R>(scheme, args, input);
+    give_workspaces(query, 1, args, input);
+    Pair<T> p = run_both<R>(scheme, args, input);
+    p.what += " (empty)";
+    expect_success(p);
+    Pair<T> rest = p;
+    for (Operands<T>* o : {&rest.shim, &rest.ref}) {
+        o->work = Array<T>();
+        o->rwork = Array<Real<T>>();
+        o->iwork = Array<int64_t>();
+    }
+    EXPECT_EQ(compare_exact(rest), "") << p.what;
+    EXPECT_EQ(check_workspaces(args, input, query, p), "") << p.what;
+}
+
+// --- Cases --------------------------------------------------------------------------------
+inline constexpr int64_t kOrders[] = {1, 7, 33, 70};
+
+struct Shape {
+    int64_t m, n;
+};
+
+// Each scheme, order n of kOrders and padding of the leading dimensions (0 or 3) with each of
+// `flags`; flags that start lower-case only padded, as the upper-case ones cover the rest.
+template <class Body>
+void for_each_case(const std::vector<Scheme>& schemes, std::initializer_list<const char*> flags,
+                   Body&& body) {
+    for (Scheme scheme : schemes) {
+        for (int64_t n : kOrders) {
+            for (int64_t pad : {0, 3}) {
+                for (const char* f : flags) {
+                    if (pad == 0 && std::islower(static_cast<unsigned char>(f[0]))) continue;
+                    body(scheme, n, pad, std::string(f));
+                }
+            }
+        }
+    }
+}
+
+// --- main() -------------------------------------------------------------------------------
+// The shim reads its configuration once, at its first call: start_harness() sets it before
+// any test runs.
+inline int run_all_tests(int argc, char** argv, const char* program) {
+    if (const int status = start_harness(argc, argv, program, GPUSHIM_TEST_OPENBLAS_PATH,
+                                         GPUSHIM_TEST_OPENBLAS64_PATH);
+        status != 0)
+        return status;
+    std::printf("%s: CPU symbols for the 64_ names: %s\n", program,
+                cpu_has_64bit_lapack() ? "found" : "none");
+    return RUN_ALL_TESTS();
 }
 
 }  // namespace gpushim::test_harness::lapack

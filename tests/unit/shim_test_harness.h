@@ -1,5 +1,5 @@
-// What the *_vs_cpu tests (shim_vs_cpu_test.cpp, lapack_vs_cpu_test.cpp; the LAPACK solver
-// and decomposition tests through lapack_test_harness.h) share: each dlopen()s libgpushim.so
+// What the *_vs_cpu tests (shim_vs_cpu_test.cpp; the LAPACK tests, lapack_*vs_cpu_test.cpp,
+// through lapack_test_harness.h) share: each dlopen()s libgpushim.so
 // and OpenBLAS, calls both through their exported names on identical operands, and runs once
 // per CTest variant (tests/unit/variant_tests.cmake). Here: value helpers, the name schemes,
 // the loaded libraries, the environment, a probe run in a forked child, and the start of
