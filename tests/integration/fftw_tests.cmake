@@ -77,24 +77,23 @@ else()
                        "gfortran, fftw3.f, libfftw3 or libfftw3f not found (libfftw3-dev)")
 endif()
 
-# pyfftw_check.py exits 77 when pyfftw cannot be imported (python3-pyfftw): run_fftw.py skips
-gpushim_integration_test(NAME pyfftw_debian LABELS "fftw;pyfftw" TIMEOUT 300
-  COMMAND ${here}/run_fftw.py --shim ${shim} --preload --gpu ${fftw_offloaded}
-          --cpu fftw_r2r,fftwf_r2r -- ${GPUSHIM_SYSTEM_PYTHON} ${here}/pyfftw_check.py)
-gpushim_integration_test(NAME pyfftw_debian_faults LABELS "fftw;pyfftw;faults" TIMEOUT 300
-  COMMAND ${here}/run_fftw.py --shim ${shim} --preload --gpu ${fftw_offloaded}
-          --cpu fftw_r2r,fftwf_r2r --fail-every ${GPUSHIM_FAIL_EVERY}
-          -- ${GPUSHIM_SYSTEM_PYTHON} ${here}/pyfftw_check.py)
-
-# pip's pyFFTW in the venv: its wheel bundles an FFTW of its own (pyfftw.libs), loaded
-# privately by the extension module; the shim must find and forward to that one.
-gpushim_integration_test(NAME pyfftw_venv LABELS "fftw;pyfftw" TIMEOUT 300
-  COMMAND ${here}/run_fftw.py --shim ${shim} --preload --gpu ${fftw_offloaded}
-          --cpu fftw_r2r,fftwf_r2r -- ${GPUSHIM_VENV_PYTHON} ${here}/pyfftw_check.py)
-gpushim_integration_test(NAME pyfftw_venv_faults LABELS "fftw;pyfftw;faults" TIMEOUT 300
-  COMMAND ${here}/run_fftw.py --shim ${shim} --preload --gpu ${fftw_offloaded}
-          --cpu fftw_r2r,fftwf_r2r --fail-every ${GPUSHIM_FAIL_EVERY}
-          -- ${GPUSHIM_VENV_PYTHON} ${here}/pyfftw_check.py)
+# pyFFTW under LD_PRELOAD: Debian's (python3-pyfftw, on Debian's libfftw3), and pip's in the
+# venv, whose wheel bundles an FFTW of its own (pyfftw.libs), loaded privately by the
+# extension module: the shim must find and forward to that one. pyfftw_check.py exits 77
+# when pyfftw cannot be imported: run_fftw.py skips.
+set(pyfftw_python_debian ${GPUSHIM_SYSTEM_PYTHON})
+set(pyfftw_python_venv ${GPUSHIM_VENV_PYTHON})
+foreach(flavour IN ITEMS debian venv)
+  set(python ${pyfftw_python_${flavour}})
+  set(pyfftw_run ${here}/run_fftw.py --shim ${shim} --preload --gpu ${fftw_offloaded}
+                 --cpu fftw_r2r,fftwf_r2r)
+  gpushim_integration_test(NAME pyfftw_${flavour} LABELS "fftw;pyfftw" TIMEOUT 300
+    COMMAND ${pyfftw_run} -- ${python} ${here}/pyfftw_check.py)
+  gpushim_integration_test(NAME pyfftw_${flavour}_faults LABELS "fftw;pyfftw;faults"
+    TIMEOUT 300
+    COMMAND ${pyfftw_run} --fail-every ${GPUSHIM_FAIL_EVERY} -- ${python}
+            ${here}/pyfftw_check.py)
+endforeach()
 
 # a header or library not found reaches the script as a missing path: it skips (77)
 gpushim_integration_test(NAME fftw_exports LABELS "fftw;exports" TIMEOUT 60
