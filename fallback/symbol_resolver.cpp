@@ -60,11 +60,19 @@ void* lookup_in_loaded_object(const char* path, const char* symbol, bool wants_6
 // The paths of the loaded objects, in load order, but the shim, the main program and the
 // vDSO. Only collected inside dl_iterate_phdr: glibc holds its loader lock there, and a
 // dlopen or dlsym from the callback would deadlock against a thread loading a library.
+// The shim's base address is found before (dladdr takes the loader's other lock, which a
+// loading thread holds while it waits for this one).
+struct LoadedObjects {
+    const void* shim_base;
+    std::vector<std::string> paths;
+};
+
 int collect_loaded_object(dl_phdr_info* info, size_t, void* data) {
+    auto* loaded = static_cast<LoadedObjects*>(data);
     const char* path = info->dlpi_name;
     if (path == nullptr || *path == '\0') return 0;
-    if (reinterpret_cast<const void*>(info->dlpi_addr) == shim_base()) return 0;
-    static_cast<std::vector<std::string>*>(data)->emplace_back(path);
+    if (reinterpret_cast<const void*>(info->dlpi_addr) == loaded->shim_base) return 0;
+    loaded->paths.emplace_back(path);
     return 0;
 }
 
@@ -103,9 +111,9 @@ void* find_cpu_symbol(const char* symbol, const std::string& override_path) {
                    symbol, override_path.c_str());
     }
     if (void* next = usable(dlsym(RTLD_NEXT, symbol), wide)) return next;
-    std::vector<std::string> loaded;
+    LoadedObjects loaded{shim_base(), {}};
     dl_iterate_phdr(collect_loaded_object, &loaded);
-    for (const std::string& path : loaded) {
+    for (const std::string& path : loaded.paths) {
         if (void* found = lookup_in_loaded_object(path.c_str(), symbol, wide)) return found;
     }
     if (void* in_main_program = usable(dlsym(RTLD_DEFAULT, symbol), wide)) return in_main_program;
