@@ -11,6 +11,12 @@ bool is_dft(FftKind kind) {
     return kind == FftKind::c2c || kind == FftKind::r2c || kind == FftKind::c2r;
 }
 
+double product_of_lengths(const std::vector<FftDimension>& dimensions) {
+    double product = 1.0;
+    for (const FftDimension& d : dimensions) product *= static_cast<double>(d.n);
+    return product;
+}
+
 }  // namespace
 
 bool suits_device(const FftProblem& problem) {
@@ -19,21 +25,17 @@ bool suits_device(const FftProblem& problem) {
     if (problem.kind == FftKind::c2c && problem.sign != -1 && problem.sign != 1) return false;
     // Every length at least one, and the packed arrays' element count within int64_t (a
     // complex half spectrum is never larger than its real array).
-    double elements = 1.0;
     for (const auto* dimensions : {&problem.dims, &problem.howmany}) {
         for (const FftDimension& d : *dimensions) {
             if (d.n < 1) return false;
-            elements *= static_cast<double>(d.n);
         }
     }
-    return elements < 0x1p62;
+    return fft_points(problem) < 0x1p62;
 }
 
 double fft_points(const FftProblem& problem) {
-    double points = 1.0;
-    for (const FftDimension& d : problem.dims) points *= static_cast<double>(d.n);
-    for (const FftDimension& d : problem.howmany) points *= static_cast<double>(d.n);
-    return problem.dims.empty() ? 0.0 : points;
+    if (problem.dims.empty()) return 0.0;
+    return product_of_lengths(problem.dims) * product_of_lengths(problem.howmany);
 }
 
 gpushim_fft_desc device_description(const FftProblem& problem) {
@@ -45,17 +47,15 @@ gpushim_fft_desc device_description(const FftProblem& problem) {
     desc.sign = problem.sign;
     desc.rank = static_cast<int>(problem.dims.size());
     for (std::size_t i = 0; i < problem.dims.size(); ++i) desc.n[i] = problem.dims[i].n;
-    desc.howmany = 1;
-    for (const FftDimension& d : problem.howmany) desc.howmany *= d.n;
+    desc.howmany = static_cast<int64_t>(product_of_lengths(problem.howmany));
     return desc;
 }
 
 double flop_count(const FftOp& op) {
     const FftProblem& problem = *op.problem;
     if (problem.dims.empty()) return 0.0;
-    double transform_points = 1.0;
-    for (const FftDimension& d : problem.dims) transform_points *= static_cast<double>(d.n);
-    const double transforms = fft_points(problem) / transform_points;
+    const double transform_points = product_of_lengths(problem.dims);
+    const double transforms = product_of_lengths(problem.howmany);
     const double complex_flops = 5.0 * transform_points * std::log2(transform_points);
     const bool real_data = problem.kind != FftKind::c2c && problem.kind != FftKind::split_c2c;
     return transforms * (real_data ? complex_flops / 2 : complex_flops);

@@ -15,8 +15,6 @@
 namespace gpushim::gpu {
 namespace {
 
-constexpr std::size_t kCopyPieceBytes = std::size_t{1} << 20;
-
 // One side (input or output) of a transform in the caller's memory, in the packed order
 // of the device interface: the batch dimensions, then the transform's, the last fastest.
 struct StridedArray {
@@ -73,13 +71,24 @@ StridedArray strided_array(const FftProblem& problem, bool input, const void* ar
     return side;
 }
 
+// Moves `bytes` between the caller's memory and packed memory, in the copy's direction.
+template <bool kGather>
+void move_bytes(std::byte* host, std::byte* packed, std::size_t bytes) {
+    if constexpr (kGather) {
+        std::memcpy(packed, host, bytes);
+    } else {
+        std::memcpy(host, packed, bytes);
+    }
+}
+
 // Copies the packed elements [first, first + count) between `packed` (which holds them
 // from its start) and the caller's array, in parallel pieces.
 template <bool kGather>
 void copy_packed(const StridedArray& side, std::byte* packed, uint64_t first, uint64_t count) {
     const uint64_t piece = std::max<uint64_t>(1, kCopyPieceBytes / side.element);
     const uint64_t pieces = (count + piece - 1) / piece;
-    const int64_t inner_stride = side.stride.back();
+    const auto element = static_cast<std::ptrdiff_t>(side.element);
+    const int64_t step = side.stride.back() * element;
     const auto length = static_cast<uint64_t>(side.row_length());
     parallel_copy(static_cast<std::size_t>(pieces), static_cast<std::size_t>(count) * side.element,
                   [&](std::size_t p) {
@@ -90,25 +99,13 @@ void copy_packed(const StridedArray& side, std::byte* packed, uint64_t first, ui
                           const uint64_t column = index % length;
                           const uint64_t run = std::min(length - column, end - index);
                           std::byte* host = side.row_address(index / length) +
-                                            static_cast<int64_t>(column) * inner_stride *
-                                                static_cast<std::ptrdiff_t>(side.element);
-                          if (inner_stride == 1) {
-                              if constexpr (kGather) {
-                                  std::memcpy(cursor, host, run * side.element);
-                              } else {
-                                  std::memcpy(host, cursor, run * side.element);
-                              }
+                                            static_cast<int64_t>(column) * step;
+                          if (step == element) {
+                              move_bytes<kGather>(host, cursor, run * side.element);
                           } else {
-                              const auto step =
-                                  inner_stride * static_cast<std::ptrdiff_t>(side.element);
-                              for (uint64_t j = 0; j < run; ++j) {
-                                  std::byte* element = host + static_cast<int64_t>(j) * step;
-                                  if constexpr (kGather) {
-                                      std::memcpy(cursor + j * side.element, element, side.element);
-                                  } else {
-                                      std::memcpy(element, cursor + j * side.element, side.element);
-                                  }
-                              }
+                              for (uint64_t j = 0; j < run; ++j)
+                                  move_bytes<kGather>(host + static_cast<int64_t>(j) * step,
+                                                      cursor + j * side.element, side.element);
                           }
                           cursor += run * side.element;
                           index += run;
@@ -144,11 +141,12 @@ bool overlap(const StridedArray& a, const StridedArray& b) {
 }  // namespace
 
 FftDeviceState::~FftDeviceState() {
-    if (plan_ == nullptr && input_.data == nullptr && output_.data == nullptr) return;
-    // Only a plan that ran on the device holds device resources: the plugin is loaded.
+    // A state whose device plan could not be made holds nothing; any other was made by the
+    // loaded plugin.
+    if (plan_ == nullptr) return;
     const gpushim_device_plugin* plugin = backend();
     if (plugin == nullptr) return;  // a forked child: the parent's device is not ours
-    if (plan_ != nullptr) plugin->fft_plan_destroy(plan_);
+    plugin->fft_plan_destroy(plan_);
     DeviceMemoryPool& pool = device_pool(*plugin);
     if (input_.data != nullptr) pool.release(input_);
     if (output_.data != nullptr) pool.release(output_);
@@ -237,13 +235,7 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
             state.output_.data, output.bytes(),
             [&](const std::byte* staging_chunk, std::size_t offset, std::size_t bytes) {
                 if (in_place) {
-                    parallel_copy((bytes + kCopyPieceBytes - 1) / kCopyPieceBytes, bytes,
-                                  [&](std::size_t piece) {
-                                      const std::size_t start = piece * kCopyPieceBytes;
-                                      std::memcpy(whole_output.get() + offset + start,
-                                                  staging_chunk + start,
-                                                  std::min(kCopyPieceBytes, bytes - start));
-                                  });
+                    parallel_memcpy(whole_output.get() + offset, staging_chunk, bytes);
                 } else {
                     copy_packed<false>(output, const_cast<std::byte*>(staging_chunk),
                                        offset / output.element, bytes / output.element);

@@ -1,7 +1,9 @@
 #include "gpu/host_copy_pool.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstring>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -90,6 +92,13 @@ void parallel_copy(std::size_t count, std::size_t total_bytes,
     }
     static auto* pool = new CopyPool(threads - 1);  // never destroyed: detached workers use it
     pool->run(count, copy);
+}
+
+void parallel_memcpy(std::byte* destination, const std::byte* source, std::size_t bytes) {
+    parallel_copy((bytes + kCopyPieceBytes - 1) / kCopyPieceBytes, bytes, [&](std::size_t piece) {
+        const std::size_t start = piece * kCopyPieceBytes;
+        std::memcpy(destination + start, source + start, std::min(kCopyPieceBytes, bytes - start));
+    });
 }
 
 }  // namespace gpushim::gpu

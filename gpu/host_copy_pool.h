@@ -13,6 +13,12 @@ namespace gpushim::gpu {
 void parallel_copy(std::size_t count, std::size_t total_bytes,
                    const std::function<void(std::size_t)>& copy);
 
+// The bytes one job of a copy moves: large enough to amortise handing it to a thread.
+inline constexpr std::size_t kCopyPieceBytes = std::size_t{1} << 20;
+
+// memcpy of `bytes`, in pieces of kCopyPieceBytes spread over the copy threads.
+void parallel_memcpy(std::byte* destination, const std::byte* source, std::size_t bytes);
+
 // The number of threads parallel_copy uses (GPUSHIM_COPY_THREADS, or a default).
 unsigned copy_threads();
 

@@ -9,10 +9,6 @@
 #include "gpu/host_copy_pool.h"
 
 namespace gpushim::gpu {
-namespace {
-constexpr std::size_t kCopyPiece = std::size_t{1} << 20;
-}  // namespace
-
 DeviceMemoryPool& device_pool(const gpushim_device_plugin& plugin) {
     static auto* pool = new DeviceMemoryPool(plugin);  // never destroyed, like the device
     return *pool;
@@ -46,12 +42,7 @@ int Staging::upload(void* device, const Matrix& m, int q) {
                 std::min(QueueContext::kChunkBytes, column_bytes - offset);
             std::byte* staging = nullptr;
             if (int status = next_chunk(staging); status != 0) return status;
-            const std::byte* source = m.column(j) + offset;
-            parallel_copy((bytes + kCopyPiece - 1) / kCopyPiece, bytes, [&](std::size_t piece) {
-                const std::size_t start = piece * kCopyPiece;
-                std::memcpy(staging + start, source + start,
-                            std::min(kCopyPiece, bytes - start));
-            });
+            parallel_memcpy(staging, m.column(j) + offset, bytes);
             const std::size_t device_offset =
                 static_cast<std::size_t>(j) * column_bytes + offset;
             if (int status = send_chunk(target + device_offset, staging, bytes, q); status != 0)

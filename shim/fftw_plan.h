@@ -66,46 +66,47 @@ typename fftw::Types<Real>::Plan plan(PlannedTransform planned, unsigned flags,
 
 // ---- what the consumers of fftw_functions.h do with a plan (their ROLE) ----
 
+// FFTW's plan of the shim's plan: what computes it on the CPU.
+template <class Real>
+typename fftw::Types<Real>::Plan fftw_plan_of(const FftwPlan& plan) {
+    return static_cast<typename fftw::Types<Real>::Plan>(plan.cpu_plan);
+}
+
 template <class Real, class Function>
 void execute_planned(CpuFunction<Function>& cpu, typename fftw::Types<Real>::Plan p) {
     FftwPlan* plan = shim_plan(p);
     if (plan == nullptr) return cpu.get()(p);
-    auto* cpu_plan = static_cast<typename fftw::Types<Real>::Plan>(plan->cpu_plan);
     route(FftOp{&plan->problem, plan->in, plan->out}, plan->routine, plan->device.get(),
-          [&] { cpu.get()(cpu_plan); });
+          [&] { cpu.get()(fftw_plan_of<Real>(*plan)); });
 }
 
 template <class Real, class Function, class In, class Out>
 void execute_new(CpuFunction<Function>& cpu, typename fftw::Types<Real>::Plan p, In* in, Out* out) {
     FftwPlan* plan = shim_plan(p);
     if (plan == nullptr) return cpu.get()(p, in, out);
-    auto* cpu_plan = static_cast<typename fftw::Types<Real>::Plan>(plan->cpu_plan);
     route(FftOp{&plan->problem, in, out}, plan->routine, plan->device.get(),
-          [&] { cpu.get()(cpu_plan, in, out); });
+          [&] { cpu.get()(fftw_plan_of<Real>(*plan), in, out); });
 }
 
 template <class Real, class Function, class... Args>
 void execute_on_cpu(CpuFunction<Function>& cpu, typename fftw::Types<Real>::Plan p, Args... args) {
     FftwPlan* plan = shim_plan(p);
     if (plan == nullptr) return cpu.get()(p, args...);
-    auto* cpu_plan = static_cast<typename fftw::Types<Real>::Plan>(plan->cpu_plan);
     forward_to_cpu(FftOp{&plan->problem, nullptr, nullptr}, plan->routine, false,
-                   [&] { cpu.get()(cpu_plan, args...); });
+                   [&] { cpu.get()(fftw_plan_of<Real>(*plan), args...); });
 }
 
 template <class Real, class Function, class... Args>
 auto inspect(CpuFunction<Function>& cpu, typename fftw::Types<Real>::Plan p, Args... args) {
     const FftwPlan* plan = shim_plan(p);
-    return cpu.get()(
-        plan == nullptr ? p : static_cast<typename fftw::Types<Real>::Plan>(plan->cpu_plan),
-        args...);
+    return cpu.get()(plan == nullptr ? p : fftw_plan_of<Real>(*plan), args...);
 }
 
 template <class Real, class Function>
 void destroy(CpuFunction<Function>& cpu, typename fftw::Types<Real>::Plan p) {
     FftwPlan* plan = shim_plan(p);
     if (plan == nullptr) return cpu.get()(p);
-    cpu.get()(static_cast<typename fftw::Types<Real>::Plan>(plan->cpu_plan));
+    cpu.get()(fftw_plan_of<Real>(*plan));
     plan->magic = 0;
     delete plan;
 }
