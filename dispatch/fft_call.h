@@ -3,6 +3,7 @@
 // cases of it), and what the device interface needs from it.
 #pragma once
 
+#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -21,7 +22,7 @@ struct FftDimension {
     int64_t is;
     int64_t os;
 
-    bool operator==(const FftDimension&) const = default;
+    auto operator<=>(const FftDimension&) const = default;
 };
 
 struct FftProblem {

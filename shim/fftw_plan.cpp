@@ -3,8 +3,9 @@
 #include <mutex>
 #include <new>
 #include <set>
-#include <string>
+#include <tuple>
 #include <type_traits>
+#include <vector>
 
 #include "shim/fftw_routines.h"
 
@@ -38,24 +39,17 @@ class SkippedSearches {
     }
 
   private:
-    // What FFTW's wisdom tells problems by: kind, precision, direction, sizes and strides,
-    // and whether the transform is in place.
-    static std::string key(const PlannedTransform& planned) {
+    // What FFTW's wisdom tells problems by: kind, precision, direction, whether the
+    // transform is in place, and its sizes and strides.
+    using Key =
+        std::tuple<FftKind, bool, int, bool, std::vector<FftDimension>, std::vector<FftDimension>>;
+    static Key key(const PlannedTransform& planned) {
         const FftProblem& p = planned.problem;
-        std::string text = std::to_string(static_cast<int>(p.kind)) + (p.single ? "f" : "d") +
-                           std::to_string(p.sign) + (planned.in == planned.out ? "i" : "o");
-        for (const auto* dimensions : {&p.dims, &p.howmany}) {
-            text += '|';
-            for (const FftDimension& d : *dimensions) {
-                text += std::to_string(d.n) + ',' + std::to_string(d.is) + ',' +
-                        std::to_string(d.os) + ';';
-            }
-        }
-        return text;
+        return {p.kind, p.single, p.sign, planned.in == planned.out, p.dims, p.howmany};
     }
 
     mutable std::mutex mutex_;
-    std::set<std::string> keys_;
+    std::set<Key> keys_;
 };
 
 SkippedSearches& skipped_searches() {
