@@ -169,7 +169,9 @@ def format_report(rep: dict) -> str:
 
 def check_report(rep: dict, *, gpu: list[str] = (), faults: bool = False) -> list[str]:
     """Problems with an aggregated report: routines in `gpu` must have gpu_calls > 0,
-    counters must be consistent, and with `faults` some fallback must have happened.
+    counters must be consistent, with `faults` some fallback must have happened, and
+    without them none: a device that refuses what the shim gives it is a bug the results
+    cannot show.
 
     Counter meaning (as the shim reports them): calls = gpu_calls + cpu_calls; a call whose
     device attempt failed counts in cpu_calls and in fallbacks. With faults, each routine in
@@ -198,6 +200,9 @@ def check_report(rep: dict, *, gpu: list[str] = (), faults: bool = False) -> lis
         if any(r[c] < 0 for c in COUNTERS) or any(
                 r[c] > r["calls"] for c in ("gpu_calls", "cpu_calls", "fallbacks")):
             problems.append(f"{name}: inconsistent counters {r}")
+    if not faults:
+        problems += [f"{name}: {r['fallbacks']} device failures without injected faults"
+                     for name, r in rep.items() if r["fallbacks"] > 0]
     if faults and sum(r["fallbacks"] for r in rep.values()) <= 0:
         problems.append("fault injection was on but no call fell back to the CPU")
     if faults and gpu and sum(r["gpu_calls"] for r in rep.values()) <= 0:
