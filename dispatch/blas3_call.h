@@ -35,31 +35,53 @@ bool arguments_valid(const Blas3Op& op);
 // the CPU library's quick return or scaling is the whole job.
 bool is_degenerate(const Blas3Op& op);
 
-// Multiply-adds of a call (complex ones counted once): the size measure of thresholds.
-// `side` matters to SYMM/HEMM/TRMM/TRSM only. Inline: every intercepted call computes it.
-[[gnu::always_inline]] inline double multiply_adds(gpushim_blas3_kind kind, char side, int64_t m_,
-                                                   int64_t n_, int64_t k_) {
+// The size of a call as an entry point can compute it from its raw arguments, cheaply and
+// whatever the layout: the product of three of its sizes (m n k for GEMM; for the others
+// m n s or n k s with s = m or n by side, or s = n + 1), which multiply_add_scale turns into
+// multiply-adds. `side` matters to SYMM/HEMM/TRMM/TRSM only. The x86-64 entry points
+// compute the same product in the same order (shim/blas3_entry_asm.h), so that their test
+// against offload_size / multiply_add_scale decides exactly as worth_offloading does.
+[[gnu::always_inline]] inline double size_product(gpushim_blas3_kind kind, char side, int64_t m_,
+                                                  int64_t n_, int64_t k_) {
     const double m = static_cast<double>(m_);
     const double n = static_cast<double>(n_);
     const double k = static_cast<double>(k_);
-    const bool left = side == 'L';
+    const double by_side = side == 'L' ? m : n;
     switch (kind) {
         case GPUSHIM_GEMM:
             return m * n * k;
         case GPUSHIM_SYMM:
         case GPUSHIM_HEMM:
-            return left ? m * m * n : m * n * n;
+            return m * n * by_side;
         case GPUSHIM_SYRK:
         case GPUSHIM_HERK:
-            return n * (n + 1) / 2 * k;
         case GPUSHIM_SYR2K:
         case GPUSHIM_HER2K:
-            return n * (n + 1) * k;
+            return n * k * (n + 1);
         case GPUSHIM_TRMM:
         case GPUSHIM_TRSM:
-            return left ? m * (m + 1) / 2 * n : m * n * (n + 1) / 2;
+            return m * n * (by_side + 1);
     }
     return 0.0;
+}
+
+// Multiply-adds per unit of size_product: one half where one triangle is computed.
+constexpr double multiply_add_scale(gpushim_blas3_kind kind) {
+    switch (kind) {
+        case GPUSHIM_SYRK:
+        case GPUSHIM_HERK:
+        case GPUSHIM_TRMM:
+        case GPUSHIM_TRSM:
+            return 0.5;
+        default:
+            return 1.0;
+    }
+}
+
+// Multiply-adds of a call (complex ones counted once): the size measure of thresholds.
+[[gnu::always_inline]] inline double multiply_adds(gpushim_blas3_kind kind, char side, int64_t m,
+                                                   int64_t n, int64_t k) {
+    return multiply_add_scale(kind) * size_product(kind, side, m, n, k);
 }
 
 inline double multiply_adds(const Blas3Op& op) {

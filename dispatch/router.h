@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <memory>
 
 #include "dispatch/blas3_call.h"
@@ -27,17 +28,16 @@ using CpuPart = bool (*)(const Blas3Op&);
 // device had been tried and failed).
 bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell_back);
 
-// Small calls, the common case, leave at the door: when no report is collected and the
-// call is below its routine's threshold, the entry point forwards it at once, before
-// describing it. Multiply-adds do not depend on the layout, so the raw sizes suffice.
-[[gnu::always_inline]] inline bool forward_at_once(Routine routine, gpushim_blas3_kind kind,
-                                                   char side, int64_t m, int64_t n, int64_t k) {
-    // Before the settings are read, the routing path reads them: the entry point itself
-    // then makes no call but its final tail call, and keeps its arguments where they are.
-    const Config* settings = process_config.load(std::memory_order_acquire);
-    return settings != nullptr && !settings->collect_statistics &&
-           multiply_adds(kind, side, m, n, k) <
-               settings->offload_size[static_cast<std::size_t>(routine)];
+// Small calls, the common case, leave at the door: an entry point forwards a call to the
+// CPU library at once, before describing it, when its size_product is below what this
+// returns (multiply-adds do not depend on the layout, so the raw sizes suffice). -infinity
+// while a report is collected (every call is routed, to be recorded), +infinity when the
+// library is disabled; else offload_size / multiply_add_scale, which makes the test exact.
+inline double forward_at_once_below(Routine routine, gpushim_blas3_kind kind) {
+    const Config& settings = config();
+    if (settings.collect_statistics) return -std::numeric_limits<double>::infinity();
+    if (settings.disabled) return std::numeric_limits<double>::infinity();
+    return settings.offload_size[static_cast<std::size_t>(routine)] / multiply_add_scale(kind);
 }
 
 // Forwards the call through `cpu_call`, timed and recorded when a report is collected.

@@ -6,71 +6,97 @@
 // (its own name for a Fortran entry, the Fortran twin for a CBLAS one).
 #include "dispatch/router.h"
 #include "fallback/fortran_blas3.h"
+#include "shim/blas3_entry_asm.h"
+#include "shim/blas3_entry_gate.h"
 #include "shim/blas3_op_builders.h"
 #include "shim/blas3_routines.h"
 #include "shim/cpu_function.h"
 #include "shim/export.h"
 #include "shim/name_schemes.h"
 
-
 // The Fortran function of one routine and scheme, for computing parts of calls.
-#define GPUSHIM_FORTRAN_FUNCTION(fortran_symbol, name, T, Int)                                  \
-    namespace {                                                                                 \
+#define GPUSHIM_FORTRAN_FUNCTION(fortran_symbol, name, T, Int)                                     \
+    namespace {                                                                                    \
     gpushim::shim::CpuFunction<void> cpu_part_of_##fortran_symbol(GPUSHIM_STRING(fortran_symbol)); \
-    bool run_part_of_##fortran_symbol(const gpushim::Blas3Op& part) {                           \
-        return gpushim::fallback::call_fortran_blas3<T, Int>(cpu_part_of_##fortran_symbol.get(), part); \
-    }                                                                                           \
+    bool run_part_of_##fortran_symbol(const gpushim::Blas3Op& part) {                              \
+        return gpushim::fallback::call_fortran_blas3<T, Int>(cpu_part_of_##fortran_symbol.get(),   \
+                                                             part);                                \
+    }                                                                                              \
     }
 
 // An entry point is a size test and two tail calls: a small call with no report to
 // collect is forwarded to the CPU library at once, before it is described (its arguments
-// stay where the caller put them); any other goes to the routing path of the same
+// stay where the caller put them); any other goes to gpushim_route_<symbol>, of the same
 // signature, which also does everything that happens once (reading the settings,
-// resolving the CPU function), so that the entry point itself calls nothing.
-#define GPUSHIM_FORTRAN_ENTRY(symbol, name, KIND, family, T, A, B, Int)                         \
-    namespace {                                                                                 \
-    using Function_##symbol = void(GPUSHIM_FORTRAN_##family##_PARAMS(T, A, B, Int));           \
-    gpushim::shim::CpuFunction<Function_##symbol> cpu_##symbol(GPUSHIM_STRING(symbol));        \
-    [[gnu::noinline]] void route_##symbol(GPUSHIM_FORTRAN_##family##_PARAMS(T, A, B, Int)) {   \
-        gpushim::route(                                                                         \
-            gpushim::shim::fortran_##family##_op(GPUSHIM_##KIND, GPUSHIM_FORTRAN_##family##_OP_ARGS), \
-            gpushim::Routine::name, [&] { cpu_##symbol.get()(GPUSHIM_FORTRAN_##family##_ARGS); }, \
-            run_part_of_##symbol);                                                              \
-    }                                                                                           \
-    }                                                                                           \
-    extern "C" GPUSHIM_EXPORT void symbol(GPUSHIM_FORTRAN_##family##_PARAMS(T, A, B, Int)) {   \
-        Function_##symbol* const resolved = cpu_##symbol.resolved();                            \
-        if (resolved != nullptr && gpushim::forward_at_once(gpushim::Routine::name, GPUSHIM_##KIND, \
-                                                            GPUSHIM_FORTRAN_##family##_SHAPE)) { \
-            return resolved(GPUSHIM_FORTRAN_##family##_ARGS);                                   \
-        }                                                                                       \
-        return route_##symbol(GPUSHIM_FORTRAN_##family##_ARGS);                                 \
+// resolving the CPU function) and then sets the gate the entry point tests, so that the
+// entry point itself calls nothing. On x86-64 the entry points are written in assembly
+// (blas3_entry_asm.h); elsewhere, or with GPUSHIM_PORTABLE_ENTRY_POINTS (a build the tests
+// make, so that this path is tested too), in C++.
+#define GPUSHIM_PARAMS(interface, family, T, A, B, Int) \
+    GPUSHIM_##interface##_##family##_PARAMS(T, A, B, Int)
+
+#define GPUSHIM_ENTRY_GATE(symbol, interface, family, T, A, B, Int)                          \
+    using Function_##symbol = void(GPUSHIM_PARAMS(interface, family, T, A, B, Int));         \
+    extern "C" {                                                                             \
+    [[gnu::visibility("hidden")]] constinit gpushim::shim::Blas3EntryGate<Function_##symbol> \
+        gpushim_gate_##symbol(GPUSHIM_STRING(symbol));                                       \
     }
 
-#define GPUSHIM_CBLAS_ENTRY(symbol, fortran_symbol, name, KIND, family, T, A, B, Int)           \
-    namespace {                                                                                 \
-    using Function_##symbol = void(GPUSHIM_CBLAS_##family##_PARAMS(T, A, B, Int));             \
-    gpushim::shim::CpuFunction<Function_##symbol> cpu_##symbol(GPUSHIM_STRING(symbol));        \
-    [[gnu::noinline]] void route_##symbol(GPUSHIM_CBLAS_##family##_PARAMS(T, A, B, Int)) {     \
-        gpushim::route(gpushim::shim::cblas_##family##_op<T, A, B, Int>(                        \
-                           GPUSHIM_##KIND, GPUSHIM_CBLAS_##family##_ARGS),                      \
-                       gpushim::Routine::name,                                                  \
-                       [&] { cpu_##symbol.get()(GPUSHIM_CBLAS_##family##_ARGS); },              \
-                       run_part_of_##fortran_symbol);                                           \
-    }                                                                                           \
-    }                                                                                           \
-    extern "C" GPUSHIM_EXPORT void symbol(GPUSHIM_CBLAS_##family##_PARAMS(T, A, B, Int)) {     \
-        Function_##symbol* const resolved = cpu_##symbol.resolved();                            \
-        if (resolved != nullptr && gpushim::forward_at_once(gpushim::Routine::name, GPUSHIM_##KIND, \
-                                                            GPUSHIM_CBLAS_##family##_SHAPE)) {   \
-            return resolved(GPUSHIM_CBLAS_##family##_ARGS);                                     \
-        }                                                                                       \
-        return route_##symbol(GPUSHIM_CBLAS_##family##_ARGS);                                   \
-    }
+// The routing path's last step: the gate is set once the settings have been read.
+#define GPUSHIM_SET_GATE(symbol, name, KIND)                                    \
+    gpushim_gate_##symbol.forward_below.store(                                  \
+        gpushim::forward_at_once_below(gpushim::Routine::name, GPUSHIM_##KIND), \
+        std::memory_order_relaxed);
 
-#define GPUSHIM_ENTRIES_OF_ROUTINE(name, KIND, family, T, A, B, fp, fs, cp, cs, Int)            \
-    GPUSHIM_FORTRAN_FUNCTION(fp##name##fs, name, T, Int)                                        \
-    GPUSHIM_FORTRAN_ENTRY(fp##name##fs, name, KIND, family, T, A, B, Int)                       \
+#if defined(__x86_64__) && !defined(GPUSHIM_PORTABLE_ENTRY_POINTS)
+#define GPUSHIM_ASSEMBLY_ENTRY_POINTS
+#define GPUSHIM_ENTRY_POINT(symbol, KIND, interface, family, T, A, B, Int) \
+    GPUSHIM_ASM_BLAS3_ENTRY(symbol, interface, family, Int)
+#else
+#define GPUSHIM_ENTRY_POINT(symbol, KIND, interface, family, T, A, B, Int)                   \
+    extern "C" GPUSHIM_EXPORT void symbol(GPUSHIM_PARAMS(interface, family, T, A, B, Int)) { \
+        auto& gate = gpushim_gate_##symbol;                                                  \
+        Function_##symbol* const cpu = gate.cpu.resolved();                                  \
+        if (cpu != nullptr &&                                                                \
+            gpushim::size_product(GPUSHIM_##KIND, GPUSHIM_##interface##_##family##_SHAPE) <  \
+                gate.forward_below.load(std::memory_order_relaxed)) {                        \
+            return cpu(GPUSHIM_##interface##_##family##_ARGS);                               \
+        }                                                                                    \
+        return gpushim_route_##symbol(GPUSHIM_##interface##_##family##_ARGS);                \
+    }
+#endif
+
+#define GPUSHIM_FORTRAN_ENTRY(symbol, name, KIND, family, T, A, B, Int)                  \
+    GPUSHIM_ENTRY_GATE(symbol, FORTRAN, family, T, A, B, Int)                            \
+    extern "C" [[gnu::visibility("hidden"), gnu::noinline]] void gpushim_route_##symbol( \
+        GPUSHIM_PARAMS(FORTRAN, family, T, A, B, Int)) {                                 \
+        gpushim::route(                                                                  \
+            gpushim::shim::fortran_##family##_op(GPUSHIM_##KIND,                         \
+                                                 GPUSHIM_FORTRAN_##family##_OP_ARGS),    \
+            gpushim::Routine::name,                                                      \
+            [&] { gpushim_gate_##symbol.cpu.get()(GPUSHIM_FORTRAN_##family##_ARGS); },   \
+            run_part_of_##symbol);                                                       \
+        GPUSHIM_SET_GATE(symbol, name, KIND)                                             \
+    }                                                                                    \
+    GPUSHIM_ENTRY_POINT(symbol, KIND, FORTRAN, family, T, A, B, Int)
+
+#define GPUSHIM_CBLAS_ENTRY(symbol, fortran_symbol, name, KIND, family, T, A, B, Int)        \
+    GPUSHIM_ENTRY_GATE(symbol, CBLAS, family, T, A, B, Int)                                  \
+    extern "C" [[gnu::visibility("hidden"), gnu::noinline]] void gpushim_route_##symbol(     \
+        GPUSHIM_PARAMS(CBLAS, family, T, A, B, Int)) {                                       \
+        gpushim::route(                                                                      \
+            gpushim::shim::cblas_##family##_op<T, A, B, Int>(GPUSHIM_##KIND,                 \
+                                                             GPUSHIM_CBLAS_##family##_ARGS), \
+            gpushim::Routine::name,                                                          \
+            [&] { gpushim_gate_##symbol.cpu.get()(GPUSHIM_CBLAS_##family##_ARGS); },         \
+            run_part_of_##fortran_symbol);                                                   \
+        GPUSHIM_SET_GATE(symbol, name, KIND)                                                 \
+    }                                                                                        \
+    GPUSHIM_ENTRY_POINT(symbol, KIND, CBLAS, family, T, A, B, Int)
+
+#define GPUSHIM_ENTRIES_OF_ROUTINE(name, KIND, family, T, A, B, fp, fs, cp, cs, Int) \
+    GPUSHIM_FORTRAN_FUNCTION(fp##name##fs, name, T, Int)                             \
+    GPUSHIM_FORTRAN_ENTRY(fp##name##fs, name, KIND, family, T, A, B, Int)            \
     GPUSHIM_CBLAS_ENTRY(cp##name##cs, fp##name##fs, name, KIND, family, T, A, B, Int)
 
 #define GPUSHIM_ENTRIES_OF_SCHEME(fp, fs, cp, cs, Int) \
@@ -78,5 +104,9 @@
 
 using gpushim::ccomplex;
 using gpushim::zcomplex;
+
+#if defined(GPUSHIM_ASSEMBLY_ENTRY_POINTS)
+GPUSHIM_ASM_BLAS3_CONSTANTS
+#endif
 
 GPUSHIM_FOR_EACH_NAME_SCHEME(GPUSHIM_ENTRIES_OF_SCHEME)

@@ -1,7 +1,8 @@
-// A CPU BLAS function, resolved on first use and cached for the life of the process.
+// A CPU library function, resolved on first use and cached for the life of the process.
 #pragma once
 
 #include <atomic>
+#include <type_traits>
 
 #include "fallback/symbol_resolver.h"
 
@@ -26,8 +27,12 @@ class CpuFunction {
     }
 
   private:
-    const char* symbol_;
+    // First, in a standard-layout class: at offset 0, where the x86-64 Level-3 BLAS entry
+    // points read it (blas3_entry_gate.h).
     std::atomic<Function*> function_{nullptr};
+    const char* symbol_;
 };
+
+static_assert(std::is_standard_layout_v<CpuFunction<void()>>);
 
 }  // namespace gpushim::shim

@@ -3,12 +3,20 @@
 # tests/unit/CMakeLists.txt, after find_package(GTest).
 #
 # The executable links no BLAS: it dlopen()s the shim and the reference OpenBLAS. It runs
-# once per variant below, each with a GPUSHIM_REPORT that check_report.py then reads:
+# once per variant below, each but the last four with a GPUSHIM_REPORT that check_report.py
+# then reads:
 #   offload       forced offload (GPUSHIM_THRESHOLD=0) to the backend under test; the CPU
 #                 BLAS is the 32-bit reference OpenBLAS (main() sets GPUSHIM_CPU_BLAS)
 #   faults        every 7th device operation fails: those calls must be recomputed on the CPU
 #   small_device  100000 bytes of device memory: larger calls must stay on the CPU
 #   disabled      GPUSHIM_DISABLE=1: everything on the CPU
+#   at_once       no report, GPUSHIM_THRESHOLD=40: the calls below it leave at the entry point
+#   boundary      no report, GPUSHIM_THRESHOLD=12, one byte of device memory, info logged to a
+#                 file: ThresholdBoundary counts the calls routed to the device (it skips in
+#                 the other variants)
+#   portable_at_once, portable_boundary
+#                 the same through a build of the shim whose Level-3 entry points are the C++
+#                 ones of other architectures than x86-64 (libgpushim_portable_entries.so)
 # The backend under test is $TEST_GPUSHIM_BACKEND when the test runs (main() reads it; the
 # default is hostsim, the host-simulated device): `TEST_GPUSHIM_BACKEND=cuda ctest` runs
 # offload and disabled on the CUDA plugin and skips faults and small_device, which need
@@ -37,6 +45,16 @@ set(_shim_vs_cpu_env_disabled GPUSHIM_DISABLE=1 GPUSHIM_CPU_BLAS=)
 set(_shim_vs_cpu_env_panels GPUSHIM_PANEL_BYTES=1024 GPUSHIM_COPY_THREADS=3)
 set(_shim_vs_cpu_env_panel_faults GPUSHIM_PANEL_BYTES=1024 GPUSHIM_COPY_THREADS=3
     GPUSHIM_HOSTSIM_FAIL_EVERY=23 GPUSHIM_CPU_BLAS=)
+set(_shim_vs_cpu_env_at_once GPUSHIM_THRESHOLD=40)
+set(_shim_vs_cpu_env_boundary GPUSHIM_THRESHOLD=12 GPUSHIM_HOSTSIM_MEMORY=1 GPUSHIM_LOG=info
+    GPUSHIM_LOG_FILE=${CMAKE_CURRENT_BINARY_DIR}/shim_vs_cpu_boundary.log GPUSHIM_CPU_BLAS=)
+gpushim_shim_library(gpushim_portable_entries GPUSHIM_PORTABLE_ENTRY_POINTS)
+add_dependencies(shim_vs_cpu_test gpushim_portable_entries)
+set(_shim_vs_cpu_env_portable_at_once ${_shim_vs_cpu_env_at_once}
+    GPUSHIM_TEST_SHIM=$<TARGET_FILE:gpushim_portable_entries>)
+set(_shim_vs_cpu_env_portable_boundary ${_shim_vs_cpu_env_boundary}
+    GPUSHIM_LOG_FILE=${CMAKE_CURRENT_BINARY_DIR}/shim_vs_cpu_portable_boundary.log
+    GPUSHIM_TEST_SHIM=$<TARGET_FILE:gpushim_portable_entries>)
 set(_shim_vs_cpu_check_offload --gpu)
 set(_shim_vs_cpu_check_faults --hostsim-only --gpu --fallbacks)
 set(_shim_vs_cpu_check_small_device --hostsim-only --gpu --more-cpu-than
@@ -46,6 +64,8 @@ set(_shim_vs_cpu_check_panels --gpu)
 set(_shim_vs_cpu_check_panel_faults --hostsim-only --gpu --fallbacks)
 
 gpushim_vs_cpu_variant_tests(shim_vs_cpu
-  VARIANTS offload faults small_device disabled panels panel_faults
+  VARIANTS offload faults small_device disabled panels panel_faults at_once boundary
+           portable_at_once portable_boundary
+  WITHOUT_REPORT at_once boundary portable_at_once portable_boundary
   COMMON ${_shim_vs_cpu_common}
   LABELS shim_vs_cpu)

@@ -49,6 +49,7 @@
 #include <thread>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "shim_test_harness.h"
@@ -971,6 +972,144 @@ std::vector<SchemeParam> scheme_params() {
 
 INSTANTIATE_TEST_SUITE_P(Subset, OtherSchemes, testing::ValuesIn(scheme_params()),
                          [](const testing::TestParamInfo<SchemeParam>& info) {
+                             return std::string(scheme_name(std::get<0>(info.param))) + "_" +
+                                    kRoutines[std::get<1>(info.param)].name + "_" +
+                                    api_name(std::get<2>(info.param));
+                         });
+
+// --- Tests: where a call runs, as its size crosses the threshold --------------------------
+// Without a report, an entry point forwards a call below its routine's threshold to the CPU
+// library at once, from its raw arguments (in assembly on x86-64), and routes any other.
+// The boundary variant sets GPUSHIM_THRESHOLD=12 (1728 multiply-adds), a device of one byte
+// (every call routed to it runs on the CPU after one "does not fit" line at level info) and
+// GPUSHIM_LOG_FILE: each routed call adds one such line, a call forwarded at once none. For
+// every routine, name scheme with a CPU symbol and interface, each size (and side) in turn
+// decides: the largest value below the threshold must stay on the CPU, the next must be
+// offered to the device, and both results must agree with OpenBLAS.
+constexpr const char* kDoesNotFit = "does not fit in device memory";
+
+// Multiply-adds as the BLAS counts them, written here independently of the shim.
+double reference_multiply_adds(Kind kind, char side, double m, double n, double k) {
+    switch (family_of(kind)) {
+        case Family::gemm:
+            return m * n * k;
+        case Family::symm:
+            return side == 'L' ? m * m * n : m * n * n;
+        case Family::rank_k:
+            return n * (n + 1) / 2 * k;
+        case Family::rank_2k:
+            return n * (n + 1) * k;
+        case Family::triangular:
+            return side == 'L' ? m * (m + 1) / 2 * n : m * n * (n + 1) / 2;
+    }
+    return 0;
+}
+
+// How many times the log file gained `needle` since the last call.
+class LogWatch {
+  public:
+    explicit LogWatch(std::string path) : path_(std::move(path)) { new_lines(); }
+    int new_lines() {
+        std::FILE* file = std::fopen(path_.c_str(), "r");
+        if (file == nullptr) return 0;
+        std::fseek(file, offset_, SEEK_SET);
+        std::string text;
+        char buffer[4096];
+        for (std::size_t got; (got = std::fread(buffer, 1, sizeof buffer, file)) > 0;)
+            text.append(buffer, got);
+        offset_ += static_cast<long>(text.size());
+        std::fclose(file);
+        int count = 0;
+        for (std::size_t at = text.find(kDoesNotFit); at != std::string::npos;
+             at = text.find(kDoesNotFit, at + 1))
+            ++count;
+        return count;
+    }
+
+  private:
+    std::string path_;
+    long offset_ = 0;
+};
+
+using BoundaryParam = std::tuple<Scheme, int, Api>;
+class ThresholdBoundary : public testing::TestWithParam<BoundaryParam> {};
+
+TEST_P(ThresholdBoundary, SmallCallsStayOnTheCpuAndOthersAreRouted) {
+    const std::string log = environment("GPUSHIM_LOG_FILE");
+    if (log.empty() || environment("GPUSHIM_HOSTSIM_MEMORY") != "1" ||
+        environment("GPUSHIM_THRESHOLD") != "12" || !environment("GPUSHIM_REPORT").empty()) {
+        GTEST_SKIP() << "runs in the boundary variant only (GPUSHIM_THRESHOLD=12, "
+                        "GPUSHIM_HOSTSIM_MEMORY=1, GPUSHIM_LOG=info, GPUSHIM_LOG_FILE, no report)";
+    }
+    const auto [scheme, index, api] = GetParam();
+    if (is_64(scheme) && !cpu_has_64bit_blas()) GTEST_SKIP() << "no CPU symbol for the 64_ names";
+    const Routine& r = kRoutines[index];
+    const bool cblas = api != Api::fortran;
+    const std::string shim_name = symbol_name(r.name, scheme, cblas);
+    void* shim_fn = shim_symbol(shim_name);
+    void* ref_fn = reference_symbol(symbol_name(r.name, Scheme::standard, cblas));
+    ASSERT_TRUE(shim_fn != nullptr && ref_fn != nullptr) << shim_name;
+
+    const double boundary = 12.0 * 12.0 * 12.0;
+    const Family family = family_of(r.kind);
+    const bool sided = family == Family::symm || family == Family::triangular;
+    // Which of m, n, k the routine has.
+    const std::vector<int> dimensions = family == Family::gemm ? std::vector{0, 1, 2}
+                                        : family == Family::rank_k || family == Family::rank_2k
+                                            ? std::vector{1, 2}
+                                            : std::vector{0, 1};
+    const bool complex = r.name[0] == 'c' || r.name[0] == 'z';
+    LogWatch watch(log);
+    uint64_t seed = 0xb0d0u;
+    for (char side : sided ? std::string("LR") : std::string("-")) {
+        for (int deciding : dimensions) {
+            for (int base : {5, 12, 17}) {
+                Case c;
+                c.api = api;
+                const auto flags = flag_combinations(r.kind, complex);
+                std::copy(flags.back().begin(), flags.back().end(), c.f);
+                if (sided) c.f[0] = side;
+                c.alpha = kScalarSets[2].alpha;
+                c.beta = family == Family::triangular ? c64{} : kScalarSets[2].beta;
+                int size[3] = {base, base, base};
+                const auto multiply_adds = [&] {
+                    return reference_multiply_adds(r.kind, c.f[0], size[0], size[1], size[2]);
+                };
+                size[deciding] = 1;
+                while (multiply_adds() < boundary) ++size[deciding];
+                for (const int value : {size[deciding] - 1, size[deciding]}) {
+                    if (value < 1) continue;
+                    size[deciding] = value;
+                    c.m = size[0];
+                    c.n = size[1];
+                    c.k = size[2];
+                    const bool routed = multiply_adds() >= boundary;
+                    const std::string error = run_any(r, scheme, shim_fn, ref_fn, c, ++seed);
+                    const int lines = watch.new_lines();
+                    EXPECT_TRUE(error.empty()) << describe(shim_name, r.kind, c) << ": " << error;
+                    EXPECT_EQ(lines, routed ? 1 : 0)
+                        << describe(shim_name, r.kind, c) << ": " << multiply_adds()
+                        << " multiply-adds, threshold " << boundary << ": expected "
+                        << (routed ? "the device to be tried" : "the CPU at once");
+                }
+            }
+        }
+    }
+}
+
+std::vector<BoundaryParam> boundary_params() {
+    std::vector<BoundaryParam> out;
+    for (Scheme scheme : {Scheme::standard, Scheme::suffix64}) {
+        for (int i = 0; i < kRoutineCount; ++i) {
+            for (Api api : {Api::fortran, Api::cblas_col, Api::cblas_row})
+                out.emplace_back(scheme, i, api);
+        }
+    }
+    return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllRoutines, ThresholdBoundary, testing::ValuesIn(boundary_params()),
+                         [](const testing::TestParamInfo<BoundaryParam>& info) {
                              return std::string(scheme_name(std::get<0>(info.param))) + "_" +
                                     kRoutines[std::get<1>(info.param)].name + "_" +
                                     api_name(std::get<2>(info.param));

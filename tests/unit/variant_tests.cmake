@@ -37,22 +37,30 @@ endfunction()
 # then ${_<name>_env_<variant>}, then GPUSHIM_REPORT=<binary dir>/<name>_<variant>.json; and,
 # with Python, unit.<name>.<variant>.report: check_report.py on that report with CHECK, then
 # ${_<name>_check_<variant>}. The small_device report check also requires the offload run
-# (its report is compared with offload's). The program's exit status 77 is a skip.
+# (its report is compared with offload's). The program's exit status 77 is a skip. The
+# variants listed in WITHOUT_REPORT run with no GPUSHIM_REPORT at all (a report makes every
+# call take the routing path; without one, small calls leave at the entry point).
 function(gpushim_vs_cpu_variant_tests name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "VARIANTS;LABELS;COMMON;CHECK")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "VARIANTS;LABELS;COMMON;CHECK;WITHOUT_REPORT")
   foreach(variant IN LISTS arg_VARIANTS)
     set(report ${CMAKE_CURRENT_BINARY_DIR}/${name}_${variant}.json)
-    set(environment ${arg_COMMON} ${_${name}_env_${variant}} GPUSHIM_REPORT=${report})
+    set(environment ${arg_COMMON} ${_${name}_env_${variant}})
+    # no GPUSHIM_BACKEND of the caller's: main() sets it from TEST_GPUSHIM_BACKEND
+    set(modifications GPUSHIM_BACKEND=unset:)
+    if(variant IN_LIST arg_WITHOUT_REPORT)
+      list(APPEND modifications GPUSHIM_REPORT=unset:)
+    else()
+      list(APPEND environment GPUSHIM_REPORT=${report})
+    endif()
     add_test(NAME unit.${name}.${variant} COMMAND ${name}_test)
     set_tests_properties(unit.${name}.${variant} PROPERTIES
       ENVIRONMENT "${environment}"
-      # no GPUSHIM_BACKEND of the caller's: main() sets it from TEST_GPUSHIM_BACKEND
-      ENVIRONMENT_MODIFICATION GPUSHIM_BACKEND=unset:
+      ENVIRONMENT_MODIFICATION "${modifications}"
       SKIP_RETURN_CODE 77
       FIXTURES_SETUP ${name}.${variant}
       LABELS "${arg_LABELS}"
       TIMEOUT 300)
-    if(Python3_Interpreter_FOUND)
+    if(Python3_Interpreter_FOUND AND NOT variant IN_LIST arg_WITHOUT_REPORT)
       add_test(NAME unit.${name}.${variant}.report
                COMMAND Python3::Interpreter ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/check_report.py
                        ${report} ${arg_CHECK} ${_${name}_check_${variant}})
