@@ -1,7 +1,9 @@
 // The FFT part of the device interface, on cuFFT.
 //
 // One cuFFT plan per description, made by cufftMakePlanMany64 so that sizes, batches and
-// offsets beyond 2^31 elements pass through unchanged. The layout is spelled out rather than
+// offsets beyond 2^31 elements reach cuFFT unchanged (which then refuses what it cannot do:
+// above 4G elements, lengths with a prime factor over 127; an odd last length of a large real
+// transform; the shim then computes the transform on FFTW). The layout is spelled out rather than
 // left to cuFFT's defaults: unit stride, embeddings equal to the packed array's own extents
 // (the last one n/2 + 1 on the complex side of a real transform), and consecutive transforms
 // one whole array apart. cuFFT's n runs from the slowest dimension to the fastest, as FFTW's
@@ -202,6 +204,9 @@ int create_fft_plan(const gpushim_fft_desc& desc, gpushim_fft_plan* plan) {
                                                  1, many.idist, many.onembed, 1, many.odist,
                                                  many.type, many.batch, &work_bytes));
     }
+    // cuFFT may upload the plan's tables on the legacy default stream, which the plugin's
+    // non-blocking queues do not wait for: let them land before any execution.
+    if (status == kSuccess) status = runtime_status(cudaStreamSynchronize(cudaStreamLegacy));
     if (status != kSuccess) {
         release(created);
         return status;

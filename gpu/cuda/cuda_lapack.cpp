@@ -15,7 +15,8 @@
 // 2 2 2). They reach op.ipiv unconverted, and Xgetrs reads them back the same way.
 //
 // Nothing here waits for the device but SYEVR (cusolverDnXsyevdx returns its count in host
-// memory) and GELSD (the rank is decided on the host from the singular values): every step
+// memory), GELSD (the rank is decided on the host from the singular values) and an operation
+// that follows one of them (until their copies from host memory have read it): every step
 // is enqueued on the queue's stream, with workspaces taken and given back in stream order.
 #include "gpu/cuda/cuda_lapack.h"
 
@@ -73,6 +74,25 @@ int free_host_workspace(LapackState& state) {
     runtime_status(cudaStreamSynchronize(state.stream));  // reported or not, the wait is done
     std::free(block);
     return launched;
+}
+
+// Copies `bytes` from the plugin's own host memory (found, the host workspace) to the
+// device. "API synchronization behavior" promises only that such a copy from pageable
+// memory "might be synchronous with respect to host": an event marks when it has read its
+// source, and enqueue_lapack waits for it before the next operation writes there again.
+int copy_from_plugin_host(void* device, const void* host, size_t bytes, LapackState& state) {
+    if (const int status = runtime_status(
+            cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, state.stream))) {
+        return status;
+    }
+    if (state.host_sources_read == nullptr) {
+        if (const int status = runtime_status(
+                cudaEventCreateWithFlags(&state.host_sources_read, cudaEventDisableTiming))) {
+            state.host_sources_read = nullptr;
+            return status;
+        }
+    }
+    return runtime_status(cudaEventRecord(state.host_sources_read, state.stream));
 }
 
 cudaError_t allocate_device(const LapackState& state, void** block, size_t bytes) {
@@ -612,8 +632,7 @@ cusolverEigRange_t eigen_range(char range) {
 // m go to w; the eigenvectors, which Xsyevdx leaves in the first m columns of a, go to u
 // (honouring ldu). vl and vu are host values of W's type. Xsyevdx returns m in host memory
 // (state.found) by the time it returns; it reaches op.found by an asynchronous copy from
-// there ("API synchronization behavior": a pageable source is copied to staging memory
-// before cudaMemcpyAsync returns, so the next SYEVR on the queue may overwrite it). For
+// there (copy_from_plugin_host: the next operation waits until it has been read). For
 // ranges 'A' and 'I' the count is known beforehand (n, iu - il + 1: cuSOLVER documents
 // h_meig as exactly that) and is what the copies use; only 'V' depends on h_meig.
 template <class T>
@@ -653,8 +672,7 @@ int syevr(const gpushim_lapack_op& op, LapackState& state) {
     int64_t m = op.range == 'A' ? op.n : (op.range == 'I' ? op.iu - op.il + 1 : state.found);
     m = std::clamp<int64_t>(m, 0, op.n);
     if (op.range != 'V') state.found = m;
-    if (const int status = runtime_status(cudaMemcpyAsync(op.found, &state.found, sizeof(int64_t),
-                                                          cudaMemcpyHostToDevice, state.stream))) {
+    if (const int status = copy_from_plugin_host(op.found, &state.found, sizeof(int64_t), state)) {
         return status;
     }
     if (m == 0) return kSuccess;
@@ -977,8 +995,7 @@ int gelsd(const gpushim_lapack_op& op, LapackState& state) {
     int64_t rank = 0;
     while (rank < op.n && values[rank] > threshold) ++rank;
     state.found = rank;
-    if (const int status = runtime_status(cudaMemcpyAsync(op.found, &state.found, sizeof(int64_t),
-                                                          cudaMemcpyHostToDevice, state.stream))) {
+    if (const int status = copy_from_plugin_host(op.found, &state.found, sizeof(int64_t), state)) {
         return status;
     }
     if (nrhs == 0) return kSuccess;
@@ -987,14 +1004,11 @@ int gelsd(const gpushim_lapack_op& op, LapackState& state) {
                                                 order * sizeof(T), static_cast<size_t>(nrhs),
                                                 state.stream));
     }
-    // A pageable source: copied to staging memory before cudaMemcpyAsync returns, so the
-    // host workspace may be reused at once.
     auto* const inverse =
         reinterpret_cast<T*>(static_cast<char*>(state.host_workspace) + host_scale_at);
     for (int64_t i = 0; i < rank; ++i) inverse[i] = Element<T>::from_real(Real(1) / values[i]);
     if (const int status =
-            runtime_status(cudaMemcpyAsync(scale, inverse, static_cast<size_t>(rank) * sizeof(T),
-                                           cudaMemcpyHostToDevice, state.stream))) {
+            copy_from_plugin_host(scale, inverse, static_cast<size_t>(rank) * sizeof(T), state)) {
         return status;
     }
     const T one = Element<T>::one();  // read at the call (the handle's pointer mode is host)
@@ -1139,6 +1153,11 @@ bool operation_valid(const gpushim_lapack_op& op) {
 
 int enqueue_lapack(const gpushim_lapack_op& op, LapackState& state) {
     if (!operation_valid(op)) return kInvalidLapackOperation;
+    if (state.host_sources_read != nullptr) {
+        if (const int status = runtime_status(cudaEventSynchronize(state.host_sources_read))) {
+            return status;
+        }
+    }
     // TRTRS runs on cuBLAS alone: it does not initialise cuSOLVER.
     if (op.kind != GPUSHIM_TRTRS) {
         if (const int status = ensure_solver(state)) return status;
@@ -1167,6 +1186,10 @@ int release_lapack(LapackState& state) {
     state.solver = nullptr;
     keep_first(free_device_workspace(state));
     keep_first(free_host_workspace(state));
+    if (state.host_sources_read != nullptr) {
+        keep_first(runtime_status(cudaEventDestroy(state.host_sources_read)));
+    }
+    state.host_sources_read = nullptr;
     return status;
 }
 

@@ -36,6 +36,10 @@ struct LapackState {
     // rank (decided on the host): each reaches the op's device int64 by an asynchronous
     // copy from here, which outlives the call (a local would not).
     int64_t found = 0;
+    // Recorded after the last asynchronous copy from `found` or the host workspace (which
+    // may read its pageable source after cudaMemcpyAsync returns); the next operation waits
+    // for it before it writes either again. Made at the first such copy.
+    cudaEvent_t host_sources_read = nullptr;
 };
 
 // Enqueues `op` on state.stream and returns a plugin status (see cuda_status.h); it does
