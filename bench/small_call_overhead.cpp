@@ -7,6 +7,10 @@
 // share the process, the cache state and the CPU frequency, and the ratio
 // shim/direct is meaningful. Repetitions are randomly interleaved.
 //
+// Small LAPACK calls (dgesv_, dpotrf_, dgetrf_ of order 3 and 8: what NumPy's solve, inv and
+// cholesky make once per matrix of a stack) are timed the same way, each iteration copying
+// in the same operands first (both paths pay the copy).
+//
 // Small FFTs (fftw_execute of plans far below the offload threshold) are timed
 // the same way against FFTW (libfftw3.so.3, libfftw3f.so.3; GPUSHIM_CPU_FFTW is
 // set to the file the direct path opened). The shim's fftw_execute hands a plan
@@ -229,6 +233,60 @@ Case cblas_dsyrk_case(const Library& openblas, int n) {
                 }};
 }
 
+// ---- LAPACK cases -------------------------------------------------------------
+
+// A LAPACK routine that overwrites its operands: each iteration starts from the same A (and
+// B), copied in, which costs both paths the same. `call` gets the working arrays.
+template <class Call>
+Case lapack_case(const Library& openblas, const char* symbol, int n, int nrhs, Call call) {
+    return Case{std::string(symbol) + "/" + std::to_string(n),
+                &openblas,
+                {symbol},
+                false,
+                [n, nrhs, call](const Functions& fns, benchmark::State* st, Result* out) {
+                    const size_t nn = static_cast<size_t>(n) * static_cast<size_t>(n);
+                    std::vector<double> a0(nn), b0(static_cast<size_t>(n) * nrhs);
+                    fill(a0, 7.0);
+                    for (int i = 0; i < n; ++i) a0[static_cast<size_t>(i) * (n + 1)] += 2.0 * n;
+                    fill(b0, 8.0);
+                    std::vector<double> a(a0), b(b0);
+                    std::vector<int> ipiv(static_cast<size_t>(n));
+                    int info = 0;
+                    auto once = [&] {
+                        std::ranges::copy(a0, a.begin());
+                        std::ranges::copy(b0, b.begin());
+                        call(fns[0], n, nrhs, a.data(), b.data(), ipiv.data(), &info);
+                    };
+                    run_calls(st, once, a, out);
+                }};
+}
+
+// NumPy's solve and inv call dgesv_ once per matrix of a stack, cholesky dpotrf_.
+Case dgesv_case(const Library& openblas, int n) {
+    using gesv_fn =
+        void (*)(const int*, const int*, double*, const int*, int*, double*, const int*, int*);
+    return lapack_case(openblas, "dgesv_", n, 1,
+                       [](void* f, int n, int nrhs, double* a, double* b, int* ipiv, int* info) {
+                           reinterpret_cast<gesv_fn>(f)(&n, &nrhs, a, &n, ipiv, b, &n, info);
+                       });
+}
+
+Case dpotrf_case(const Library& openblas, int n) {
+    using potrf_fn = void (*)(const char*, const int*, double*, const int*, int*, size_t);
+    return lapack_case(openblas, "dpotrf_", n, 0,
+                       [](void* f, int n, int, double* a, double*, int*, int* info) {
+                           reinterpret_cast<potrf_fn>(f)("L", &n, a, &n, info, 1);
+                       });
+}
+
+Case dgetrf_case(const Library& openblas, int n) {
+    using getrf_fn = void (*)(const int*, const int*, double*, const int*, int*, int*);
+    return lapack_case(openblas, "dgetrf_", n, 0,
+                       [](void* f, int n, int, double* a, double*, int* ipiv, int* info) {
+                           reinterpret_cast<getrf_fn>(f)(&n, &n, a, &n, ipiv, info);
+                       });
+}
+
 // ---- FFT cases ----------------------------------------------------------------
 
 // fftw3.h's values, declared here so that the benchmark builds without FFTW's headers.
@@ -366,6 +424,10 @@ std::vector<Case> all_cases(const Library& openblas, const Library* fftw, FftwMe
     cases.push_back(cblas_dsyrk_case(openblas, 8));
     cases.push_back(fortran_gemm<double>(openblas, "dgemm_", 2));  // the worst case: almost no work
     cases.push_back(fortran_gemm<double>(openblas, "dgemm_", 32));  // overhead fading with size
+    cases.push_back(dgesv_case(openblas, 3));
+    cases.push_back(dgesv_case(openblas, 8));
+    cases.push_back(dpotrf_case(openblas, 8));
+    cases.push_back(dgetrf_case(openblas, 8));
     if (fftw) {
         cases.push_back(fft_case(*fftw, fftw_memory, c2c_1d<double>(64)));
         cases.push_back(fft_case(*fftw, fftw_memory, c2c_1d<double>(1024)));

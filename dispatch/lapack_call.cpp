@@ -277,28 +277,6 @@ bool suits_device(const LapackOp& op) {
     }
 }
 
-double effective_order(const LapackOp& op) {
-    const double m = static_cast<double>(op.m), n = static_cast<double>(op.n);
-    const double k = static_cast<double>(op.k), nrhs = static_cast<double>(op.nrhs);
-    switch (op.kind) {
-        case GPUSHIM_GETRF:
-        case GPUSHIM_GEQRF:
-        case GPUSHIM_GESVD:
-        case GPUSHIM_GELS:
-        case GPUSHIM_GELSD:
-            return std::cbrt(m * n * std::min(m, n));
-        case GPUSHIM_GETRS:
-        case GPUSHIM_POTRS:
-        case GPUSHIM_TRTRS:
-            return std::cbrt(n * n * nrhs);
-        case GPUSHIM_ORGQR:
-        case GPUSHIM_ORMQR:
-            return std::cbrt(m * n * k);
-        default:
-            return n;
-    }
-}
-
 double flop_count(const LapackOp& op) {
     const double m = static_cast<double>(op.m), n = static_cast<double>(op.n);
     const double k = static_cast<double>(op.k), nrhs = static_cast<double>(op.nrhs);

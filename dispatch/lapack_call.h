@@ -32,9 +32,30 @@ bool is_degenerate(const LapackOp& op);
 // matrices.
 bool suits_device(const LapackOp& op);
 
-// The order of the call for thresholds: n for a square operation, cbrt(m n min(m, n)) for
-// a rectangular one, cbrt(n^2 nrhs) for a solve with given factors.
-double effective_order(const LapackOp& op);
+// The cube of the call's order, which thresholds compare: n^3 for a square operation,
+// m n min(m, n) for a rectangular one, n^2 nrhs for a solve with given factors, m n k for
+// ORGQR/ORMQR. Inline: the router tests it first, for every call.
+[[gnu::always_inline]] inline double cubed_order(const LapackOp& op) {
+    const double m = static_cast<double>(op.m), n = static_cast<double>(op.n);
+    const double k = static_cast<double>(op.k), nrhs = static_cast<double>(op.nrhs);
+    switch (op.kind) {
+        case GPUSHIM_GETRF:
+        case GPUSHIM_GEQRF:
+        case GPUSHIM_GESVD:
+        case GPUSHIM_GELS:
+        case GPUSHIM_GELSD:
+            return m * n * (m < n ? m : n);
+        case GPUSHIM_GETRS:
+        case GPUSHIM_POTRS:
+        case GPUSHIM_TRTRS:
+            return n * n * nrhs;
+        case GPUSHIM_ORGQR:
+        case GPUSHIM_ORMQR:
+            return m * n * k;
+        default:
+            return n * n * n;
+    }
+}
 
 // Real floating-point operations (approximate for the eigen- and singular value
 // decompositions, whose cost depends on the data), for the report's GFLOP/s.

@@ -64,8 +64,7 @@ bool worth_offloading(const LapackOp& op, Routine routine) {
     const Config& settings = config();
     if (settings.disabled || inside_device_operation || !arguments_valid(op) || is_degenerate(op))
         return false;
-    const double order = effective_order(op);
-    return order * order * order >= settings.offload_size[static_cast<std::size_t>(routine)];
+    return cubed_order(op) >= settings.offload_size[static_cast<std::size_t>(routine)];
 }
 
 bool run_on_gpu(const LapackOp& op, Routine routine, bool& fell_back) {

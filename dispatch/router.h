@@ -85,6 +85,15 @@ bool run_on_gpu(const LapackOp& op, Routine routine, bool& fell_back);
 template <class CpuCall, class WorkspaceSuffices, class Finish>
 void route(const LapackOp& op, Routine routine, CpuCall&& cpu_call,
            WorkspaceSuffices&& workspace_suffices, Finish&& finish) {
+    // Without a report, a call below its threshold goes to the CPU library before anything
+    // else is asked of it: the common case (NumPy solves a stack of small systems one by one).
+    const Config* settings = process_config.load(std::memory_order_acquire);
+    if (settings != nullptr && !settings->collect_statistics &&
+        (settings->disabled ||
+         cubed_order(op) < settings->offload_size[static_cast<std::size_t>(routine)])) {
+        cpu_call();
+        return;
+    }
     bool fell_back = false;
     if (worth_offloading(op, routine)) {
         bool workspace_ok = false;

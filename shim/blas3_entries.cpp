@@ -31,15 +31,17 @@
 // resolving the CPU function) and then sets the gate the entry point tests, so that the
 // entry point itself calls nothing. On x86-64 the entry points are written in assembly
 // (blas3_entry_asm.h); elsewhere, or with GPUSHIM_PORTABLE_ENTRY_POINTS (a build the tests
-// make, so that this path is tested too), in C++.
+// make, so that this path is tested too), in C++. The gates and routing paths are `used`:
+// the assembly refers to them by name, which link-time optimisation would not see.
 #define GPUSHIM_PARAMS(interface, family, T, A, B, Int) \
     GPUSHIM_##interface##_##family##_PARAMS(T, A, B, Int)
 
-#define GPUSHIM_ENTRY_GATE(symbol, interface, family, T, A, B, Int)                          \
-    using Function_##symbol = void(GPUSHIM_PARAMS(interface, family, T, A, B, Int));         \
-    extern "C" {                                                                             \
-    [[gnu::visibility("hidden")]] constinit gpushim::shim::Blas3EntryGate<Function_##symbol> \
-        gpushim_gate_##symbol(GPUSHIM_STRING(symbol));                                       \
+#define GPUSHIM_ENTRY_GATE(symbol, interface, family, T, A, B, Int)                  \
+    using Function_##symbol = void(GPUSHIM_PARAMS(interface, family, T, A, B, Int)); \
+    extern "C" {                                                                     \
+    [[gnu::visibility("hidden"),                                                     \
+      gnu::used]] constinit gpushim::shim::Blas3EntryGate<Function_##symbol>         \
+        gpushim_gate_##symbol(GPUSHIM_STRING(symbol));                               \
     }
 
 // The routing path's last step: the gate is set once the settings have been read.
@@ -66,24 +68,26 @@
     }
 #endif
 
-#define GPUSHIM_FORTRAN_ENTRY(symbol, name, KIND, family, T, A, B, Int)                  \
-    GPUSHIM_ENTRY_GATE(symbol, FORTRAN, family, T, A, B, Int)                            \
-    extern "C" [[gnu::visibility("hidden"), gnu::noinline]] void gpushim_route_##symbol( \
-        GPUSHIM_PARAMS(FORTRAN, family, T, A, B, Int)) {                                 \
-        gpushim::route(                                                                  \
-            gpushim::shim::fortran_##family##_op(GPUSHIM_##KIND,                         \
-                                                 GPUSHIM_FORTRAN_##family##_OP_ARGS),    \
-            gpushim::Routine::name,                                                      \
-            [&] { gpushim_gate_##symbol.cpu.get()(GPUSHIM_FORTRAN_##family##_ARGS); },   \
-            run_part_of_##symbol);                                                       \
-        GPUSHIM_SET_GATE(symbol, name, KIND)                                             \
-    }                                                                                    \
+#define GPUSHIM_FORTRAN_ENTRY(symbol, name, KIND, family, T, A, B, Int)                      \
+    GPUSHIM_ENTRY_GATE(symbol, FORTRAN, family, T, A, B, Int)                                \
+    extern "C"                                                                               \
+        [[gnu::visibility("hidden"), gnu::used, gnu::noinline]] void gpushim_route_##symbol( \
+            GPUSHIM_PARAMS(FORTRAN, family, T, A, B, Int)) {                                 \
+        gpushim::route(                                                                      \
+            gpushim::shim::fortran_##family##_op(GPUSHIM_##KIND,                             \
+                                                 GPUSHIM_FORTRAN_##family##_OP_ARGS),        \
+            gpushim::Routine::name,                                                          \
+            [&] { gpushim_gate_##symbol.cpu.get()(GPUSHIM_FORTRAN_##family##_ARGS); },       \
+            run_part_of_##symbol);                                                           \
+        GPUSHIM_SET_GATE(symbol, name, KIND)                                                 \
+    }                                                                                        \
     GPUSHIM_ENTRY_POINT(symbol, KIND, FORTRAN, family, T, A, B, Int)
 
 #define GPUSHIM_CBLAS_ENTRY(symbol, fortran_symbol, name, KIND, family, T, A, B, Int)        \
     GPUSHIM_ENTRY_GATE(symbol, CBLAS, family, T, A, B, Int)                                  \
-    extern "C" [[gnu::visibility("hidden"), gnu::noinline]] void gpushim_route_##symbol(     \
-        GPUSHIM_PARAMS(CBLAS, family, T, A, B, Int)) {                                       \
+    extern "C"                                                                               \
+        [[gnu::visibility("hidden"), gnu::used, gnu::noinline]] void gpushim_route_##symbol( \
+            GPUSHIM_PARAMS(CBLAS, family, T, A, B, Int)) {                                   \
         gpushim::route(                                                                      \
             gpushim::shim::cblas_##family##_op<T, A, B, Int>(GPUSHIM_##KIND,                 \
                                                              GPUSHIM_CBLAS_##family##_ARGS), \

@@ -13,6 +13,7 @@
 # (two uploads, the solve, four downloads), so that none would complete on the device; the
 # longest calls of lapack_eigen_lstsq_vs_cpu_test take 7 too (SYGVD with vectors: two
 # uploads, the solve, A, B, W and INFO back; SYEVR also downloads the count found), under 11.
+# The at_once variant (lapack_vs_cpu.cmake) puts the threshold between those two orders.
 
 include(${CMAKE_CURRENT_LIST_DIR}/variant_tests.cmake)  # GPUSHIM_TEST_OPENBLAS, the functions
 
@@ -47,6 +48,7 @@ foreach(name lapack_solve_vs_cpu lapack_decomposition_vs_cpu lapack_eigen_lstsq_
   set(_${name}_env_faults3 GPUSHIM_HOSTSIM_FAIL_EVERY=3 GPUSHIM_CPU_BLAS=)
   set(_${name}_env_small_device GPUSHIM_HOSTSIM_MEMORY=200000 GPUSHIM_CPU_BLAS=)
   set(_${name}_env_disabled GPUSHIM_DISABLE=1 GPUSHIM_CPU_BLAS=)
+  set(_${name}_env_at_once GPUSHIM_THRESHOLD=100)
   set(_${name}_check_offload --gpu)
   set(_${name}_check_faults --hostsim-only --gpu --fallbacks)
   set(_${name}_check_faults3 --hostsim-only --fallbacks)
@@ -55,7 +57,8 @@ foreach(name lapack_solve_vs_cpu lapack_decomposition_vs_cpu lapack_eigen_lstsq_
   set(_${name}_check_disabled --no-gpu)
   list(JOIN _${name}_routines "," routines)
   gpushim_vs_cpu_variant_tests(${name}
-    VARIANTS offload faults faults3 small_device disabled
+    VARIANTS offload faults faults3 small_device disabled at_once
+    WITHOUT_REPORT at_once
     COMMON GPUSHIM_THRESHOLD=0 OPENBLAS_NUM_THREADS=1
     CHECK --routines ${routines}
     LABELS ${name} lapack)
