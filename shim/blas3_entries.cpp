@@ -68,40 +68,30 @@
     }
 #endif
 
-#define GPUSHIM_FORTRAN_ENTRY(symbol, name, KIND, family, T, A, B, Int)                      \
-    GPUSHIM_ENTRY_GATE(symbol, FORTRAN, family, T, A, B, Int)                                \
-    extern "C"                                                                               \
-        [[gnu::visibility("hidden"), gnu::used, gnu::noinline]] void gpushim_route_##symbol( \
-            GPUSHIM_PARAMS(FORTRAN, family, T, A, B, Int)) {                                 \
-        gpushim::route(                                                                      \
-            gpushim::shim::fortran_##family##_op(GPUSHIM_##KIND,                             \
-                                                 GPUSHIM_FORTRAN_##family##_OP_ARGS),        \
-            gpushim::Routine::name,                                                          \
-            [&] { gpushim_gate_##symbol.cpu.get()(GPUSHIM_FORTRAN_##family##_ARGS); },       \
-            run_part_of_##symbol);                                                           \
-        GPUSHIM_SET_GATE(symbol, name, KIND)                                                 \
-    }                                                                                        \
-    GPUSHIM_ENTRY_POINT(symbol, KIND, FORTRAN, family, T, A, B, Int)
+// The canonical call of each interface.
+#define GPUSHIM_FORTRAN_OP(KIND, family, T, A, B, Int) \
+    gpushim::shim::fortran_##family##_op(GPUSHIM_##KIND, GPUSHIM_FORTRAN_##family##_OP_ARGS)
+#define GPUSHIM_CBLAS_OP(KIND, family, T, A, B, Int) \
+    gpushim::shim::cblas_##family##_op<T, A, B, Int>(GPUSHIM_##KIND, GPUSHIM_CBLAS_##family##_ARGS)
 
-#define GPUSHIM_CBLAS_ENTRY(symbol, fortran_symbol, name, KIND, family, T, A, B, Int)        \
-    GPUSHIM_ENTRY_GATE(symbol, CBLAS, family, T, A, B, Int)                                  \
+// An entry point, its gate and its routing path; `fortran_symbol` computes parts of calls.
+#define GPUSHIM_ENTRY(symbol, fortran_symbol, name, KIND, interface, family, T, A, B, Int)   \
+    GPUSHIM_ENTRY_GATE(symbol, interface, family, T, A, B, Int)                              \
     extern "C"                                                                               \
         [[gnu::visibility("hidden"), gnu::used, gnu::noinline]] void gpushim_route_##symbol( \
-            GPUSHIM_PARAMS(CBLAS, family, T, A, B, Int)) {                                   \
+            GPUSHIM_PARAMS(interface, family, T, A, B, Int)) {                               \
         gpushim::route(                                                                      \
-            gpushim::shim::cblas_##family##_op<T, A, B, Int>(GPUSHIM_##KIND,                 \
-                                                             GPUSHIM_CBLAS_##family##_ARGS), \
-            gpushim::Routine::name,                                                          \
-            [&] { gpushim_gate_##symbol.cpu.get()(GPUSHIM_CBLAS_##family##_ARGS); },         \
+            GPUSHIM_##interface##_OP(KIND, family, T, A, B, Int), gpushim::Routine::name,    \
+            [&] { gpushim_gate_##symbol.cpu.get()(GPUSHIM_##interface##_##family##_ARGS); }, \
             run_part_of_##fortran_symbol);                                                   \
         GPUSHIM_SET_GATE(symbol, name, KIND)                                                 \
     }                                                                                        \
-    GPUSHIM_ENTRY_POINT(symbol, KIND, CBLAS, family, T, A, B, Int)
+    GPUSHIM_ENTRY_POINT(symbol, KIND, interface, family, T, A, B, Int)
 
-#define GPUSHIM_ENTRIES_OF_ROUTINE(name, KIND, family, T, A, B, fp, fs, cp, cs, Int) \
-    GPUSHIM_FORTRAN_FUNCTION(fp##name##fs, name, T, Int)                             \
-    GPUSHIM_FORTRAN_ENTRY(fp##name##fs, name, KIND, family, T, A, B, Int)            \
-    GPUSHIM_CBLAS_ENTRY(cp##name##cs, fp##name##fs, name, KIND, family, T, A, B, Int)
+#define GPUSHIM_ENTRIES_OF_ROUTINE(name, KIND, family, T, A, B, fp, fs, cp, cs, Int)     \
+    GPUSHIM_FORTRAN_FUNCTION(fp##name##fs, name, T, Int)                                 \
+    GPUSHIM_ENTRY(fp##name##fs, fp##name##fs, name, KIND, FORTRAN, family, T, A, B, Int) \
+    GPUSHIM_ENTRY(cp##name##cs, fp##name##fs, name, KIND, CBLAS, family, T, A, B, Int)
 
 #define GPUSHIM_ENTRIES_OF_SCHEME(fp, fs, cp, cs, Int) \
     GPUSHIM_FOR_EACH_BLAS3_ROUTINE(GPUSHIM_ENTRIES_OF_ROUTINE, fp, fs, cp, cs, Int)

@@ -970,12 +970,13 @@ std::vector<SchemeParam> scheme_params() {
     return out;
 }
 
+std::string scheme_param_name(const testing::TestParamInfo<SchemeParam>& info) {
+    return std::string(scheme_name(std::get<0>(info.param))) + "_" +
+           kRoutines[std::get<1>(info.param)].name + "_" + api_name(std::get<2>(info.param));
+}
+
 INSTANTIATE_TEST_SUITE_P(Subset, OtherSchemes, testing::ValuesIn(scheme_params()),
-                         [](const testing::TestParamInfo<SchemeParam>& info) {
-                             return std::string(scheme_name(std::get<0>(info.param))) + "_" +
-                                    kRoutines[std::get<1>(info.param)].name + "_" +
-                                    api_name(std::get<2>(info.param));
-                         });
+                         scheme_param_name);
 
 // --- Tests: where a call runs, as its size crosses the threshold --------------------------
 // Without a report, an entry point forwards a call below its routine's threshold to the CPU
@@ -1031,8 +1032,7 @@ class LogWatch {
     long offset_ = 0;
 };
 
-using BoundaryParam = std::tuple<Scheme, int, Api>;
-class ThresholdBoundary : public testing::TestWithParam<BoundaryParam> {};
+class ThresholdBoundary : public testing::TestWithParam<SchemeParam> {};
 
 TEST_P(ThresholdBoundary, SmallCallsStayOnTheCpuAndOthersAreRouted) {
     const std::string log = environment("GPUSHIM_LOG_FILE");
@@ -1097,8 +1097,8 @@ TEST_P(ThresholdBoundary, SmallCallsStayOnTheCpuAndOthersAreRouted) {
     }
 }
 
-std::vector<BoundaryParam> boundary_params() {
-    std::vector<BoundaryParam> out;
+std::vector<SchemeParam> boundary_params() {
+    std::vector<SchemeParam> out;
     for (Scheme scheme : {Scheme::standard, Scheme::suffix64}) {
         for (int i = 0; i < kRoutineCount; ++i) {
             for (Api api : {Api::fortran, Api::cblas_col, Api::cblas_row})
@@ -1109,11 +1109,7 @@ std::vector<BoundaryParam> boundary_params() {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllRoutines, ThresholdBoundary, testing::ValuesIn(boundary_params()),
-                         [](const testing::TestParamInfo<BoundaryParam>& info) {
-                             return std::string(scheme_name(std::get<0>(info.param))) + "_" +
-                                    kRoutines[std::get<1>(info.param)].name + "_" +
-                                    api_name(std::get<2>(info.param));
-                         });
+                         scheme_param_name);
 
 // --- Tests: the export table --------------------------------------------------------------
 TEST(Exports, EveryRoutineUnderEveryName) {
