@@ -1,5 +1,7 @@
 #include "gpu/device_memory_pool.h"
 
+#include <utility>
+
 namespace gpushim::gpu {
 namespace {
 constexpr std::size_t kSmallGranule = 64 * 1024;
@@ -26,7 +28,16 @@ DeviceBlock DeviceMemoryPool::allocate(std::size_t bytes) {
     if (plugin_.device_alloc(&block.data, size) == 0) return block;
     trim_locked();
     if (plugin_.device_alloc(&block.data, size) == 0) return block;
+    if (release_on_shortage_ && release_on_shortage_() &&
+        plugin_.device_alloc(&block.data, size) == 0) {
+        return block;
+    }
     return {};
+}
+
+void DeviceMemoryPool::on_shortage(std::function<bool()> release) {
+    std::lock_guard lock(mutex_);
+    release_on_shortage_ = std::move(release);
 }
 
 void DeviceMemoryPool::release(DeviceBlock block) {

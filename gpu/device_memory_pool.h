@@ -4,9 +4,10 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
-#include <optional>
 #include <mutex>
+#include <optional>
 
 #include "gpu/device_interface.h"
 
@@ -28,6 +29,10 @@ class DeviceMemoryPool {
     void release(DeviceBlock block);
     // Frees every cached block on the device.
     void trim();
+    // What else holds device memory that can be let go: when an allocation fails even after
+    // trim(), `release` is called (with the pool locked; it must not use the pool) and, if it
+    // returns true (it released something), the allocation is tried once more.
+    void on_shortage(std::function<bool()> release);
 
     std::size_t cached_bytes() const;
 
@@ -41,6 +46,7 @@ class DeviceMemoryPool {
     mutable std::mutex mutex_;
     std::multimap<std::size_t, void*> free_blocks_;  // by size
     std::size_t cached_bytes_ = 0;
+    std::function<bool()> release_on_shortage_;
 };
 
 // A pool block owned for the duration of one call.
@@ -72,7 +78,7 @@ class DeviceBuffer {
 // starve every later call of a small device).
 template <std::size_t Count>
 class DeviceBuffers {
-public:
+  public:
     static constexpr std::size_t kAlignment = 256;
 
     DeviceBuffers(DeviceMemoryPool& pool, const std::size_t (&sizes)[Count]) {
@@ -92,7 +98,7 @@ public:
         return static_cast<std::byte*>(block_->data()) + offsets_[i];
     }
 
-private:
+  private:
     std::size_t offsets_[Count] = {};
     std::size_t sizes_[Count] = {};
     std::optional<DeviceBuffer> block_;

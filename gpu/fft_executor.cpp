@@ -10,6 +10,7 @@
 #include "gpu/backend.h"
 #include "gpu/host_copy_pool.h"
 #include "gpu/queue_context.h"
+#include "gpu/retired_fft_plans.h"
 #include "gpu/staging.h"
 
 namespace gpushim::gpu {
@@ -146,10 +147,10 @@ FftDeviceState::~FftDeviceState() {
     if (plan_ == nullptr) return;
     const gpushim_device_plugin* plugin = backend();
     if (plugin == nullptr) return;  // a forked child: the parent's device is not ours
-    plugin->fft_plan_destroy(plan_);
     DeviceMemoryPool& pool = device_pool(*plugin);
     if (input_.data != nullptr) pool.release(input_);
     if (output_.data != nullptr) pool.release(output_);
+    retired_fft_plans(*plugin).retire(desc_, plan_);
 }
 
 std::unique_ptr<FftDeviceState> plan_fft_on_device(const FftProblem& problem) {
@@ -157,13 +158,17 @@ std::unique_ptr<FftDeviceState> plan_fft_on_device(const FftProblem& problem) {
     if (plugin == nullptr) return nullptr;
     auto state = std::unique_ptr<FftDeviceState>(new (std::nothrow) FftDeviceState);
     if (state == nullptr) return nullptr;
-    const gpushim_fft_desc desc = device_description(problem);
-    int status = plugin->fft_plan_create(&desc, &state->plan_);
+    state->desc_ = device_description(problem);
+    RetiredFftPlans& retired = retired_fft_plans(*plugin);
+    state->plan_ = retired.adopt(state->desc_);
+    if (state->plan_ != nullptr) return state;
+    int status = plugin->fft_plan_create(&state->desc_, &state->plan_);
     if (status != 0) {
         // The plan's work area is the device library's own allocation: memory the pool holds
-        // for later calls may be what it lacks.
+        // for later calls, or retired plans, may be what it lacks.
         device_pool(*plugin).trim();
-        status = plugin->fft_plan_create(&desc, &state->plan_);
+        retired.release_all();
+        status = plugin->fft_plan_create(&state->desc_, &state->plan_);
     }
     if (status != 0) {
         state->plan_ = nullptr;

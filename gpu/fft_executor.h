@@ -1,7 +1,9 @@
 // The device side of FFTW plans. The device plan is made when the FFTW plan is made (FFTW
 // serialises its planner calls, and a device library may plan with FFTW-like machinery:
 // an execution never plans), the packed device arrays at the first execution; both are
-// reused by every later execution and released when the plan is destroyed. An execution
+// reused by every later execution. When the plan is destroyed the arrays go back to the
+// memory pool and the device plan is retired (retired_fft_plans.h): the next plan of the
+// same transform takes it over instead of planning again. An execution
 // gathers the input from the caller's strided layout into packed pinned chunks, uploads
 // them, runs the plugin's transform, and scatters the output into the caller's layout.
 #pragma once
@@ -20,7 +22,7 @@ class FftDeviceState {
     FftDeviceState() = default;
     FftDeviceState(const FftDeviceState&) = delete;
     FftDeviceState& operator=(const FftDeviceState&) = delete;
-    // Releases the device plan and arrays (FFTW's destroy_plan).
+    // Gives back the device arrays and retires the device plan (FFTW's destroy_plan).
     ~FftDeviceState();
 
   private:
@@ -30,6 +32,7 @@ class FftDeviceState {
     // FFTW allows executing one plan from several threads at once (on different arrays);
     // the device state serves one execution at a time.
     std::mutex mutex_;
+    gpushim_fft_desc desc_{};
     gpushim_fft_plan plan_ = nullptr;
     DeviceBlock input_;
     DeviceBlock output_;

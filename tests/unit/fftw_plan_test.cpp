@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "dispatch/fft_call.h"
+#include "gpu/backend.h"
+#include "gpu/retired_fft_plans.h"
 #include "shim/fftw_descriptions.h"
 #include "tests/unit/gpushim_environment.h"
 
@@ -161,6 +163,39 @@ TEST(FftwPlanDeathTest, ADevicePlanGetsAnEstimatePlanKeepingTheOtherFlags) {
                          delete shim;
                      }),
         testing::ExitedWithCode(0), "");
+}
+
+// pyFFTW's numpy_fft interface plans, executes and destroys a plan per call: the device plan
+// of a destroyed plan serves the next plan of the same transform, and no other.
+TEST(FftwPlanDeathTest, ADestroyedPlansDevicePlanServesTheNextPlanOfTheSameTransform) {
+    EXPECT_EXIT(with_backend(
+                    GPUSHIM_HOSTSIM_PATH,
+                    [] {
+                        FakePlanner planner{{}, &fake_fftw_plan};
+                        const PlannedTransform square =
+                            describe_sizes(FftKind::c2c, {1024, 1024}, in, out, -1);
+                        const PlannedTransform wide =
+                            describe_sizes(FftKind::c2c, {1024, 2048}, in, out, -1);
+                        FftwPlan* first = shim_plan(plan<double>(square, fftw::kEstimate, planner));
+                        ASSERT_NE(first, nullptr);
+                        ASSERT_NE(first->device, nullptr);
+                        const gpushim_device_plugin* plugin = gpu::backend();
+                        ASSERT_NE(plugin, nullptr);
+                        const gpu::RetiredFftPlans& retired = gpu::retired_fft_plans(*plugin);
+                        EXPECT_EQ(retired.size(), 0u);
+                        delete first;
+                        EXPECT_EQ(retired.size(), 1u);
+                        FftwPlan* other = shim_plan(plan<double>(wide, fftw::kEstimate, planner));
+                        ASSERT_NE(other->device, nullptr);
+                        EXPECT_EQ(retired.size(), 1u);
+                        FftwPlan* again = shim_plan(plan<double>(square, fftw::kEstimate, planner));
+                        ASSERT_NE(again->device, nullptr);
+                        EXPECT_EQ(retired.size(), 0u);
+                        delete other;
+                        delete again;
+                        EXPECT_EQ(retired.size(), 2u);
+                    }),
+                testing::ExitedWithCode(0), "");
 }
 
 // FFTW's answer to FFTW_WISDOM_ONLY: a plan only with wisdom, here never.
