@@ -34,11 +34,12 @@ bool suits_device(const LapackOp& op);
 
 // The cube of the call's order, which thresholds compare: n^3 for a square operation,
 // m n min(m, n) for a rectangular one, n^2 nrhs for a solve with given factors, m n k for
-// ORGQR/ORMQR. Inline: the router tests it first, for every call.
-[[gnu::always_inline]] inline double cubed_order(const LapackOp& op) {
-    const double m = static_cast<double>(op.m), n = static_cast<double>(op.n);
-    const double k = static_cast<double>(op.k), nrhs = static_cast<double>(op.nrhs);
-    switch (op.kind) {
+// ORGQR/ORMQR. Inline: entry points compute it from their raw sizes for every call.
+[[gnu::always_inline]] inline double cubed_order(gpushim_lapack_kind kind, int64_t m_, int64_t n_,
+                                                 int64_t k_, int64_t nrhs_) {
+    const double m = static_cast<double>(m_), n = static_cast<double>(n_);
+    const double k = static_cast<double>(k_), nrhs = static_cast<double>(nrhs_);
+    switch (kind) {
         case GPUSHIM_GETRF:
         case GPUSHIM_GEQRF:
         case GPUSHIM_GESVD:
@@ -55,6 +56,10 @@ bool suits_device(const LapackOp& op);
         default:
             return n * n * n;
     }
+}
+
+inline double cubed_order(const LapackOp& op) {
+    return cubed_order(op.kind, op.m, op.n, op.k, op.nrhs);
 }
 
 // Real floating-point operations (approximate for the eigen- and singular value

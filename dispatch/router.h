@@ -70,6 +70,18 @@ void route(const Blas3Op& op, Routine routine, CpuCall&& cpu_call, CpuPart cpu_p
     forward_to_cpu(op, routine, fell_back, cpu_call);
 }
 
+// LAPACK calls leave at the door too (NumPy solves a stack of small systems one call per
+// matrix): when no report is collected, a call below its threshold, or any call when the
+// library is disabled, is forwarded by the entry point at once. The sizes are those of the
+// call's description, so that the test is worth_offloading's.
+[[gnu::always_inline]] inline bool forward_at_once(Routine routine, gpushim_lapack_kind kind,
+                                                   int64_t m, int64_t n, int64_t k, int64_t nrhs) {
+    const Config* settings = process_config.load(std::memory_order_acquire);
+    return settings != nullptr && !settings->collect_statistics &&
+           (settings->disabled || cubed_order(kind, m, n, k, nrhs) <
+                                      settings->offload_size[static_cast<std::size_t>(routine)]);
+}
+
 // LAPACK calls: invalid, degenerate, disabled and below-threshold calls stay on the CPU.
 bool worth_offloading(const LapackOp& op, Routine routine);
 
@@ -85,15 +97,6 @@ bool run_on_gpu(const LapackOp& op, Routine routine, bool& fell_back);
 template <class CpuCall, class WorkspaceSuffices, class Finish>
 void route(const LapackOp& op, Routine routine, CpuCall&& cpu_call,
            WorkspaceSuffices&& workspace_suffices, Finish&& finish) {
-    // Without a report, a call below its threshold goes to the CPU library before anything
-    // else is asked of it: the common case (NumPy solves a stack of small systems one by one).
-    const Config* settings = process_config.load(std::memory_order_acquire);
-    if (settings != nullptr && !settings->collect_statistics &&
-        (settings->disabled ||
-         cubed_order(op) < settings->offload_size[static_cast<std::size_t>(routine)])) {
-        cpu_call();
-        return;
-    }
     bool fell_back = false;
     if (worth_offloading(op, routine)) {
         bool workspace_ok = false;

@@ -1,22 +1,30 @@
 // Every exported LAPACK entry point: the LAPACK routine table under the Fortran name of
-// every scheme. An entry hands its family's routing (lapack_families.h) its own arguments
-// and the CPU library's function of the same name, to which it forwards them unchanged
-// whenever the device does not compute the call.
+// every scheme. An entry forwards a call below its threshold (with no report to collect)
+// to the CPU library's function of the same name at once; any other it hands its family's
+// routing (lapack_families.h) with that function, to which the routing forwards the
+// arguments unchanged whenever the device does not compute the call.
+#include "dispatch/router.h"
 #include "shim/cpu_function.h"
 #include "shim/export.h"
 #include "shim/lapack_families.h"
 #include "shim/lapack_routines.h"
 #include "shim/name_schemes.h"
 
-#define GPUSHIM_LAPACK_ENTRY(name, KIND, family, T, fp, fs, cp, cs, Int)                          \
-    namespace {                                                                                  \
-    using Function_##fp##name##fs = void(GPUSHIM_LAPACK_##family##_PARAMS(T, Int));               \
-    gpushim::shim::CpuFunction<Function_##fp##name##fs> cpu_##fp##name##fs(                       \
-        GPUSHIM_STRING(fp##name##fs));                                                            \
-    }                                                                                            \
-    extern "C" GPUSHIM_EXPORT void fp##name##fs(GPUSHIM_LAPACK_##family##_PARAMS(T, Int)) {       \
-        gpushim::shim::lapack_##family<T, Int>(GPUSHIM_##KIND, gpushim::Routine::name,            \
-                                              cpu_##fp##name##fs, GPUSHIM_LAPACK_##family##_ARGS); \
+#define GPUSHIM_LAPACK_ENTRY(name, KIND, family, T, fp, fs, cp, cs, Int)                       \
+    namespace {                                                                                \
+    using Function_##fp##name##fs = void(GPUSHIM_LAPACK_##family##_PARAMS(T, Int));            \
+    gpushim::shim::CpuFunction<Function_##fp##name##fs> cpu_##fp##name##fs(                    \
+        GPUSHIM_STRING(fp##name##fs));                                                         \
+    }                                                                                          \
+    extern "C" GPUSHIM_EXPORT void fp##name##fs(GPUSHIM_LAPACK_##family##_PARAMS(T, Int)) {    \
+        Function_##fp##name##fs* const cpu = cpu_##fp##name##fs.resolved();                    \
+        if (cpu != nullptr && gpushim::forward_at_once(gpushim::Routine::name, GPUSHIM_##KIND, \
+                                                       GPUSHIM_LAPACK_##family##_SHAPE)) {     \
+            return cpu(GPUSHIM_LAPACK_##family##_ARGS);                                        \
+        }                                                                                      \
+        gpushim::shim::lapack_##family<T, Int>(GPUSHIM_##KIND, gpushim::Routine::name,         \
+                                               cpu_##fp##name##fs,                             \
+                                               GPUSHIM_LAPACK_##family##_ARGS);                \
     }
 
 #define GPUSHIM_LAPACK_ENTRIES_OF_SCHEME(fp, fs, cp, cs, Int) \
