@@ -50,7 +50,7 @@
         gpushim::forward_at_once_below(gpushim::Routine::name, GPUSHIM_##KIND), \
         std::memory_order_relaxed);
 
-#if defined(__x86_64__) && !defined(GPUSHIM_PORTABLE_ENTRY_POINTS)
+#if defined(__x86_64__) && defined(__LP64__) && !defined(GPUSHIM_PORTABLE_ENTRY_POINTS)
 #define GPUSHIM_ASSEMBLY_ENTRY_POINTS
 #define GPUSHIM_ENTRY_POINT(symbol, KIND, interface, family, T, A, B, Int) \
     GPUSHIM_ASM_BLAS3_ENTRY(symbol, interface, family, Int)

@@ -4,12 +4,13 @@
 // tests the size and then tail-calls one of two functions is, compiled by GCC, a copy of
 // all nine stack arguments of a Fortran GEMM into registers and back (GCC does not see that
 // they stay where the caller put them): +5 ns on an 8x8 DGEMM of 41 ns. These entry points
-// touch no stack argument, use only registers the ABI leaves free (rax, r10, r11, xmm8,
-// xmm9) and end in one jump:
+// write no stack argument (CBLAS TRMM/TRSM read their n from the first stack slot), use only
+// registers the ABI leaves free (rax, r10, r11, xmm8, xmm9) and end in one jump:
 //
 //     symbol:  xmm8 = size_product of the raw arguments (as dispatch/blas3_call.h computes it,
 //                     the same operations in the same order)
-//              if cpu != 0 and xmm8 < gate.forward_below: jmp *cpu
+//              if cpu != 0 and xmm8 < gate.forward_below: jmp *cpu   (forward_below is never
+//                     NaN: thresholds are finite, config.cpp)
 //              jmp gpushim_route_<symbol>
 //
 // where gate is gpushim_gate_<symbol>, a shim::Blas3EntryGate, cpu the CPU function it
