@@ -49,6 +49,7 @@ foreach(name lapack_solve_vs_cpu lapack_decomposition_vs_cpu lapack_eigen_lstsq_
   set(_${name}_env_small_device GPUSHIM_HOSTSIM_MEMORY=200000 GPUSHIM_CPU_BLAS=)
   set(_${name}_env_disabled GPUSHIM_DISABLE=1 GPUSHIM_CPU_BLAS=)
   set(_${name}_env_at_once GPUSHIM_THRESHOLD=100)
+  set(_${name}_env_disabled_at_once GPUSHIM_DISABLE=1)
   set(_${name}_check_offload --gpu)
   set(_${name}_check_faults --hostsim-only --gpu --fallbacks)
   set(_${name}_check_faults3 --hostsim-only --fallbacks)
@@ -57,8 +58,8 @@ foreach(name lapack_solve_vs_cpu lapack_decomposition_vs_cpu lapack_eigen_lstsq_
   set(_${name}_check_disabled --no-gpu)
   list(JOIN _${name}_routines "," routines)
   gpushim_vs_cpu_variant_tests(${name}
-    VARIANTS offload faults faults3 small_device disabled at_once
-    WITHOUT_REPORT at_once
+    VARIANTS offload faults faults3 small_device disabled at_once disabled_at_once
+    WITHOUT_REPORT at_once disabled_at_once
     COMMON GPUSHIM_THRESHOLD=0 OPENBLAS_NUM_THREADS=1
     CHECK --routines ${routines}
     LABELS ${name} lapack)

@@ -6,8 +6,8 @@
 #
 # The executable links no BLAS: it dlopen()s the shim, the 32-bit OpenBLAS and Debian's ILP64
 # OpenBLAS (libopenblas64-0-pthread; the reference for the 64_ names, and the CPU library the
-# shim must find for them by itself). It runs once per variant below, each but at_once with a
-# GPUSHIM_REPORT that check_report.py then reads:
+# shim must find for them by itself). It runs once per variant below, each with a
+# GPUSHIM_REPORT that check_report.py then reads, but for those that say "no report":
 #   offload   forced offload (GPUSHIM_THRESHOLD=0) to the backend under test; the CPU library
 #             of the standard names is the 32-bit OpenBLAS (main() sets GPUSHIM_CPU_BLAS)
 #   faults    every 7th device operation fails: those calls must be recomputed on the CPU, and
@@ -20,6 +20,7 @@
 #   disabled  GPUSHIM_DISABLE=1: everything on the CPU
 #   at_once   no report, GPUSHIM_THRESHOLD=100: the calls below it go to the CPU library at
 #             once, before any other test; the larger ones to the device
+#   disabled_at_once  no report, GPUSHIM_DISABLE=1: every call goes to the CPU library at once
 # faults, faults3, small_device and disabled set GPUSHIM_CPU_BLAS empty: the shim searches the process, as in a real
 # one. The backend under test is $TEST_GPUSHIM_BACKEND when the test runs (default hostsim);
 # with another backend, faults, faults3 and small_device skip (they need hostsim's
@@ -45,6 +46,7 @@ set(_lapack_vs_cpu_env_faults3 GPUSHIM_HOSTSIM_FAIL_EVERY=3 GPUSHIM_CPU_BLAS=)
 set(_lapack_vs_cpu_env_small_device GPUSHIM_HOSTSIM_MEMORY=200000 GPUSHIM_CPU_BLAS=)
 set(_lapack_vs_cpu_env_disabled GPUSHIM_DISABLE=1 GPUSHIM_CPU_BLAS=)
 set(_lapack_vs_cpu_env_at_once GPUSHIM_THRESHOLD=100)
+set(_lapack_vs_cpu_env_disabled_at_once GPUSHIM_DISABLE=1)
 set(_lapack_vs_cpu_check_offload --gpu)
 set(_lapack_vs_cpu_check_faults --hostsim-only --gpu --fallbacks)
 set(_lapack_vs_cpu_check_faults3 --hostsim-only --fallbacks)
@@ -53,8 +55,8 @@ set(_lapack_vs_cpu_check_small_device --hostsim-only --gpu --more-cpu-than
 set(_lapack_vs_cpu_check_disabled --no-gpu)
 
 gpushim_vs_cpu_variant_tests(lapack_vs_cpu
-  VARIANTS offload faults faults3 small_device disabled at_once
-  WITHOUT_REPORT at_once
+  VARIANTS offload faults faults3 small_device disabled at_once disabled_at_once
+  WITHOUT_REPORT at_once disabled_at_once
   COMMON ${_lapack_vs_cpu_common}
   CHECK --routines ${_lapack_vs_cpu_routines}
   LABELS lapack_vs_cpu lapack)

@@ -3,14 +3,15 @@
 # tests/unit/CMakeLists.txt, after find_package(GTest).
 #
 # The executable links no BLAS: it dlopen()s the shim and the reference OpenBLAS. It runs
-# once per variant below, each but the last four with a GPUSHIM_REPORT that check_report.py
-# then reads:
+# once per variant below, each with a GPUSHIM_REPORT that check_report.py then reads, but for
+# those that say "no report":
 #   offload       forced offload (GPUSHIM_THRESHOLD=0) to the backend under test; the CPU
 #                 BLAS is the 32-bit reference OpenBLAS (main() sets GPUSHIM_CPU_BLAS)
 #   faults        every 7th device operation fails: those calls must be recomputed on the CPU
 #   small_device  100000 bytes of device memory: larger calls must stay on the CPU
 #   disabled      GPUSHIM_DISABLE=1: everything on the CPU
 #   at_once       no report, GPUSHIM_THRESHOLD=40: the calls below it leave at the entry point
+#   disabled_at_once  no report, GPUSHIM_DISABLE=1: every call leaves at the entry point
 #   boundary      no report, GPUSHIM_THRESHOLD=12, one byte of device memory, info logged to a
 #                 file: ThresholdBoundary counts the calls routed to the device (it skips in
 #                 the other variants)
@@ -46,6 +47,7 @@ set(_shim_vs_cpu_env_panels GPUSHIM_PANEL_BYTES=1024 GPUSHIM_COPY_THREADS=3)
 set(_shim_vs_cpu_env_panel_faults GPUSHIM_PANEL_BYTES=1024 GPUSHIM_COPY_THREADS=3
     GPUSHIM_HOSTSIM_FAIL_EVERY=23 GPUSHIM_CPU_BLAS=)
 set(_shim_vs_cpu_env_at_once GPUSHIM_THRESHOLD=40)
+set(_shim_vs_cpu_env_disabled_at_once GPUSHIM_DISABLE=1)
 set(_shim_vs_cpu_env_boundary GPUSHIM_THRESHOLD=12 GPUSHIM_HOSTSIM_MEMORY=1 GPUSHIM_LOG=info
     GPUSHIM_LOG_FILE=${CMAKE_CURRENT_BINARY_DIR}/shim_vs_cpu_boundary.log GPUSHIM_CPU_BLAS=)
 gpushim_shim_library(gpushim_portable_entries GPUSHIM_PORTABLE_ENTRY_POINTS)
@@ -65,7 +67,7 @@ set(_shim_vs_cpu_check_panel_faults --hostsim-only --gpu --fallbacks)
 
 gpushim_vs_cpu_variant_tests(shim_vs_cpu
   VARIANTS offload faults small_device disabled panels panel_faults at_once boundary
-           portable_at_once portable_boundary
-  WITHOUT_REPORT at_once boundary portable_at_once portable_boundary
+           portable_at_once portable_boundary disabled_at_once
+  WITHOUT_REPORT at_once boundary portable_at_once portable_boundary disabled_at_once
   COMMON ${_shim_vs_cpu_common}
   LABELS shim_vs_cpu)
