@@ -125,8 +125,10 @@ typedef enum {
  * The triangular operations (GETRI's U, POTRI, TRTRS, TRTRI with diag 'N') are given only
  * matrices whose diagonal has no exact zero. The real outputs (w, wi; vl, vu and rcond are doubles) are float for S and C,
  * double for D and Z. info: one int in device memory, set to LAPACK's INFO (0, or k > 0
- * as LAPACK defines it for the routine). Invalid arguments never reach a plugin. Unused
- * fields are zero. */
+ * as LAPACK defines it for the routine); when it is not 0 the other outputs are unspecified
+ * (the host then computes the call on the CPU from its own copy of the inputs: a plugin
+ * need not wait for INFO before the steps that follow, such as GESV's solve). Invalid
+ * arguments never reach a plugin. Unused fields are zero. */
 typedef struct {
     gpushim_lapack_kind kind;
     gpushim_precision precision;
