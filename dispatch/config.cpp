@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "dispatch/log.h"
+#include "dispatch/settings_file.h"
 
 namespace gpushim {
 namespace {
@@ -66,16 +67,20 @@ void warn_invalid(const char* variable, const char* value, const char* accepted)
                value, accepted);
 }
 
+// A plugin's own setting, which the plugin reads from the environment.
+bool is_plugin_variable(std::string_view name) {
+    return name.starts_with("GPUSHIM_HOSTSIM_") || name.starts_with("GPUSHIM_CUDA_");
+}
+
 bool is_known_variable(std::string_view name) {
     for (std::string_view known :
-         {"GPUSHIM_DISABLE", "GPUSHIM_THRESHOLD", "GPUSHIM_BACKEND", "GPUSHIM_REPORT",
-          "GPUSHIM_LOG", "GPUSHIM_LOG_FILE", "GPUSHIM_CPU_BLAS", "GPUSHIM_CPU_FFTW",
-          "GPUSHIM_COPY_THREADS", "GPUSHIM_PANEL_BYTES", "GPUSHIM_THRESHOLD_FFT"}) {
+         {"GPUSHIM_CONFIG", "GPUSHIM_DISABLE", "GPUSHIM_THRESHOLD", "GPUSHIM_BACKEND",
+          "GPUSHIM_REPORT", "GPUSHIM_LOG", "GPUSHIM_LOG_FILE", "GPUSHIM_CPU_BLAS",
+          "GPUSHIM_CPU_FFTW", "GPUSHIM_COPY_THREADS", "GPUSHIM_PANEL_BYTES",
+          "GPUSHIM_THRESHOLD_FFT"}) {
         if (name == known) return true;
     }
-    for (std::string_view plugin_prefix : {"GPUSHIM_HOSTSIM_", "GPUSHIM_CUDA_"}) {
-        if (name.starts_with(plugin_prefix)) return true;
-    }
+    if (is_plugin_variable(name)) return true;
     constexpr std::string_view kThresholdPrefix = "GPUSHIM_THRESHOLD_";
     if (!name.starts_with(kThresholdPrefix)) return false;
     for (std::string_view routine : kRoutineNames) {
@@ -129,8 +134,8 @@ double default_threshold(Routine routine) {
     const bool complex = precision == 'c' || precision == 'z';
     if (is_lapack(routine)) {
         const gpushim_lapack_kind kind = lapack_kind(routine);
-        if (kind == GPUSHIM_SYEVD || kind == GPUSHIM_GESVD || kind == GPUSHIM_SYEVR || kind == GPUSHIM_SYGVD ||
-            kind == GPUSHIM_GEEV || kind == GPUSHIM_GELSD)
+        if (kind == GPUSHIM_SYEVD || kind == GPUSHIM_GESVD || kind == GPUSHIM_SYEVR ||
+            kind == GPUSHIM_SYGVD || kind == GPUSHIM_GEEV || kind == GPUSHIM_GELSD)
             return complex ? kComplexDecompositionThreshold : kRealDecompositionThreshold;
         return complex ? kComplexFactorizationThreshold : kRealFactorizationThreshold;
     }
@@ -214,7 +219,24 @@ const Config& load_process_config() {
                        "%s is not a gpushim setting (see the table in README.md); ignored",
                        name.c_str());
         }
-        return new Config(load_config([](const char* name) { return std::getenv(name); }));
+        const SettingsFile& file = process_settings_file();
+        for (const std::string& problem : file.problems) {
+            log::write(log::Level::warn, "%s", problem.c_str());
+        }
+        for (const auto& [name, value] : file.values) {
+            if (name == "GPUSHIM_CONFIG" || is_plugin_variable(name)) {
+                log::write(log::Level::warn,
+                           "%s in %s has no effect there (only the environment sets it); "
+                           "ignored",
+                           name.c_str(), file.path.c_str());
+            } else if (!is_known_variable(name)) {
+                log::write(log::Level::warn,
+                           "%s in %s is not a gpushim setting (see the table in README.md); "
+                           "ignored",
+                           name.c_str(), file.path.c_str());
+            }
+        }
+        return new Config(load_config(setting));
     }();
     process_config.store(instance, std::memory_order_release);
     return *instance;

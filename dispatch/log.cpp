@@ -8,6 +8,8 @@
 #include <mutex>
 #include <new>
 
+#include "dispatch/settings_file.h"
+
 namespace gpushim::log {
 namespace {
 
@@ -17,7 +19,7 @@ struct Sink {
     std::mutex mutex;
 
     Sink() {
-        const char* path = std::getenv("GPUSHIM_LOG_FILE");
+        const char* path = setting("GPUSHIM_LOG_FILE");
         if (path != nullptr && *path != '\0') {
             if (FILE* opened = std::fopen(path, "a")) {
                 file = opened;
@@ -27,7 +29,7 @@ struct Sink {
                              path);
             }
         }
-        const char* text = std::getenv("GPUSHIM_LOG");
+        const char* text = setting("GPUSHIM_LOG");
         if (text != nullptr) {
             if (auto parsed = parse_level(text)) {
                 level = *parsed;

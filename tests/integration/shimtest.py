@@ -122,6 +122,8 @@ def make_env(shim: str | None, report_dir: str | None, *, preload: bool = True,
             env["GPUSHIM_HOSTSIM_FAIL_EVERY"] = str(fail_every)
         if report_dir is not None:
             env["GPUSHIM_REPORT"] = os.path.join(report_dir, "r_%p.json")
+        # No settings file (/etc/gpushim.conf on a developer's machine) unless a test names one.
+        env["GPUSHIM_CONFIG"] = ""
     if extra:
         for k, v in extra.items():
             if v is None:

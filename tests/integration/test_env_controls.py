@@ -17,6 +17,14 @@ than hostsim the GPUSHIM_HOSTSIM_* cases are left out.
   - GPUSHIM_REPORT=1: the table on stderr names dgemm
   - GPUSHIM_THRESHOLD=banana: a warning naming GPUSHIM_THRESHOLD, correct results
   - GPUSHIM_CPU_BLAS=Debian's reference libblas.so.3 (+ GPUSHIM_DISABLE=1): correct
+A settings file (GPUSHIM_CONFIG) holds the same settings; the environment wins:
+  - a file with GPUSHIM_THRESHOLD=0, no threshold in the environment: offloaded
+  - a file with GPUSHIM_DISABLE=1: nothing on the GPU; with GPUSHIM_DISABLE=0 in the
+    environment too: offloaded
+  - a file with GPUSHIM_LOG=off and a backend that does not exist: not a byte on stderr
+  - a file with a line that is no setting and an unknown name: one warning for each,
+    naming the file and line, and results correct
+  - GPUSHIM_CONFIG naming no file: a warning naming it, correct results
 """
 from __future__ import annotations
 
@@ -84,6 +92,24 @@ def main() -> int:
         ("THRESHOLD=banana", 60, {"threshold": "banana"}, {},
          {"stderr_has": "GPUSHIM_THRESHOLD"}),
     ]
+    # "@config": the settings file's text (GPUSHIM_CONFIG names it); "@config" None: a
+    # GPUSHIM_CONFIG that names no file.
+    cases += [
+        ("CONFIG: THRESHOLD=0", 120, {"threshold": None},
+         {"@config": "# a comment\n\nGPUSHIM_THRESHOLD = 0\n"}, {"gpu": "dgemm"}),
+        ("CONFIG: DISABLE=1", 120, {}, {"@config": "GPUSHIM_DISABLE=1\n"}, {"gpu": "none"}),
+        ("CONFIG: DISABLE=1, environment DISABLE=0", 120, {},
+         {"@config": "GPUSHIM_DISABLE=1\n", "GPUSHIM_DISABLE": "0"}, {"gpu": "dgemm"}),
+        ("CONFIG: LOG=off, BACKEND=missing", 120,
+         {"backend": "/nonexistent/libgpushim_nothing.so"},
+         {"@config": "GPUSHIM_LOG=off\n", "GPUSHIM_LOG": None},
+         {"gpu": "none", "stderr_empty": True}),
+        ("CONFIG: a bad line, an unknown name", 60, {},
+         {"@config": "GPUSHIM_THRESHOLD=0\nthreshold 0\nGPUSHIM_TRESHOLD=5\n"},
+         {"gpu": "dgemm", "stderr_has": "gpushim.conf:2", "stderr_has_too": "GPUSHIM_TRESHOLD"}),
+        ("CONFIG naming no file", 60, {}, {"@config": None},
+         {"stderr_has": "cannot be read"}),
+    ]
     if os.path.isfile(ref_blas):
         cases.append(("CPU_BLAS=reference", 80, {},
                       {"GPUSHIM_CPU_BLAS": ref_blas, "GPUSHIM_DISABLE": "1"}, {"gpu": "none"}))
@@ -103,6 +129,14 @@ def main() -> int:
         for i, (name, n, kw, extra, expect) in enumerate(cases):
             rdir = os.path.join(tmp, f"case{i}")
             os.mkdir(rdir)
+            if "@config" in extra:
+                extra = dict(extra)
+                config = os.path.join(rdir, "gpushim.conf")
+                text = extra.pop("@config")
+                if text is not None:
+                    with open(config, "w") as f:
+                        f.write(text)
+                extra["GPUSHIM_CONFIG"] = config
             if expect.get("report_stderr"):
                 env = st.make_env(shim, None, extra={"GPUSHIM_REPORT": "1", **extra}, **kw)
             else:
@@ -118,6 +152,9 @@ def main() -> int:
                             f"{res.stderr[-600:]!r}")
             if expect.get("stderr_has") and expect["stderr_has"] not in res.stderr:
                 mine.append(f"stderr does not mention {expect['stderr_has']}: "
+                            f"{res.stderr[-600:]!r}")
+            if expect.get("stderr_has_too") and expect["stderr_has_too"] not in res.stderr:
+                mine.append(f"stderr does not mention {expect['stderr_has_too']}: "
                             f"{res.stderr[-600:]!r}")
             if expect.get("stderr_has") and res.stderr.count(expect["stderr_has"]) > 3:
                 mine.append(f"warned {res.stderr.count(expect['stderr_has'])} times "

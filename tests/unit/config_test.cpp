@@ -6,6 +6,8 @@
 #include <map>
 #include <string>
 
+#include "dispatch/settings_file.h"
+
 namespace gpushim {
 namespace {
 
@@ -116,6 +118,50 @@ TEST(Config, Parsers) {
     EXPECT_EQ(parse_switch("ON"), true);
     EXPECT_EQ(parse_switch("off"), false);
     EXPECT_FALSE(parse_switch("2").has_value());
+}
+
+TEST(SettingsFile, NameValueLinesCommentsAndProblems) {
+    const SettingsFile file = parse_settings_file("/etc/gpushim.conf",
+                                                  "# site settings\n"
+                                                  "\n"
+                                                  "GPUSHIM_THRESHOLD = 2000\n"
+                                                  "  GPUSHIM_REPORT=/tmp/r_%p.json=x  \r\n"
+                                                  "GPUSHIM_THRESHOLD=3000\n"
+                                                  "just words\n"
+                                                  "=5\n"
+                                                  "GPUSHIM_LOG=");
+    EXPECT_EQ(file.path, "/etc/gpushim.conf");
+    EXPECT_EQ(file.values, (std::map<std::string, std::string, std::less<>>{
+                               {"GPUSHIM_THRESHOLD", "3000"},
+                               {"GPUSHIM_REPORT", "/tmp/r_%p.json=x"},
+                               {"GPUSHIM_LOG", ""}}));
+    EXPECT_EQ(file.problems,
+              (std::vector<std::string>{"/etc/gpushim.conf:6: not a NAME=value setting; ignored",
+                                        "/etc/gpushim.conf:7: not a NAME=value setting; ignored"}));
+}
+
+TEST(SettingsFile, GpushimConfigNamesTheFileElseTheSiteFileWhereItExists) {
+    const auto environment = [](const char* value) {
+        return [value](const char* name) {
+            return std::string_view(name) == "GPUSHIM_CONFIG" ? value : nullptr;
+        };
+    };
+    const auto exists = [](const char*) { return true; };
+    const auto missing = [](const char*) { return false; };
+    EXPECT_EQ(settings_file_path(environment("/home/me/gpushim.conf"), exists),
+              "/home/me/gpushim.conf");
+    EXPECT_EQ(settings_file_path(environment(""), exists), "");
+    EXPECT_EQ(settings_file_path(environment(nullptr), exists), kSiteSettingsFile);
+    EXPECT_EQ(settings_file_path(environment(nullptr), missing), "");
+}
+
+TEST(Config, GpushimConfigIsASetting) {
+    char variable[] = "GPUSHIM_CONFIG_TEST_ONLY=1";
+    char* variables[] = {variable, nullptr};
+    EXPECT_EQ(unknown_variables(variables), (std::vector<std::string>{"GPUSHIM_CONFIG_TEST_ONLY"}));
+    char config[] = "GPUSHIM_CONFIG=/etc/gpushim.conf";
+    char* with_config[] = {config, nullptr};
+    EXPECT_TRUE(unknown_variables(with_config).empty());
 }
 
 }  // namespace

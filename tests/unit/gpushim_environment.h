@@ -9,7 +9,8 @@
 
 namespace gpushim::testing_support {
 
-// Removes every GPUSHIM_ variable: a stray one would add its own setting or warning.
+// Removes every GPUSHIM_ variable and the settings file: a stray one would add its own
+// setting or warning.
 inline void clear_gpushim_environment() {
     std::vector<std::string> names;
     for (char** entry = environ; *entry != nullptr; ++entry) {
@@ -18,6 +19,8 @@ inline void clear_gpushim_environment() {
             names.push_back(variable.substr(0, variable.find('=')));
     }
     for (const std::string& name : names) unsetenv(name.c_str());
+    // Nor a settings file (/etc/gpushim.conf on a developer's machine).
+    setenv("GPUSHIM_CONFIG", "", 1);
 }
 
 }  // namespace gpushim::testing_support
