@@ -29,15 +29,16 @@ using CpuPart = bool (*)(const Blas3Op&);
 bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell_back);
 
 // Small calls, the common case, leave at the door: an entry point forwards a call to the
-// CPU library at once, before describing it, when its size_product is below what this
-// returns (multiply-adds do not depend on the layout, so the raw sizes suffice). -infinity
-// while a report is collected (every call is routed, to be recorded), +infinity when the
-// library is disabled; else offload_size / multiply_add_scale, which makes the test exact.
-inline double forward_at_once_below(Routine routine, gpushim_blas3_kind kind) {
+// CPU library at once, before describing it, when its size (a BLAS call's size_product, a
+// LAPACK call's cubed_order; neither depends on the layout, so the raw sizes suffice) is
+// below what this returns. -infinity while a report is collected (every call is routed, to
+// be recorded), +infinity when the library is disabled; else offload_size / `scale`, the
+// size's multiply-adds per unit, which makes the test exactly worth_offloading's.
+[[gnu::always_inline]] inline double forward_at_once_below(Routine routine, double scale = 1.0) {
     const Config& settings = config();
     if (settings.collect_statistics) return -std::numeric_limits<double>::infinity();
     if (settings.disabled) return std::numeric_limits<double>::infinity();
-    return settings.offload_size[static_cast<std::size_t>(routine)] / multiply_add_scale(kind);
+    return settings.offload_size[static_cast<std::size_t>(routine)] / scale;
 }
 
 // Forwards the call through `cpu_call`, timed and recorded when a report is collected.
@@ -68,18 +69,6 @@ void route(const Blas3Op& op, Routine routine, CpuCall&& cpu_call, CpuPart cpu_p
     bool fell_back = false;
     if (worth_offloading(op, routine) && run_on_gpu(op, routine, cpu_part, fell_back)) return;
     forward_to_cpu(op, routine, fell_back, cpu_call);
-}
-
-// LAPACK calls leave at the door too (NumPy solves a stack of small systems one call per
-// matrix): when no report is collected, a call below its threshold, or any call when the
-// library is disabled, is forwarded by the entry point at once. The sizes are those of the
-// call's description, so that the test is worth_offloading's.
-[[gnu::always_inline]] inline bool forward_at_once(Routine routine, gpushim_lapack_kind kind,
-                                                   int64_t m, int64_t n, int64_t k, int64_t nrhs) {
-    const Config* settings = process_config.load(std::memory_order_acquire);
-    return settings != nullptr && !settings->collect_statistics &&
-           (settings->disabled || cubed_order(kind, m, n, k, nrhs) <
-                                      settings->offload_size[static_cast<std::size_t>(routine)]);
 }
 
 // LAPACK calls: invalid, degenerate, disabled and below-threshold calls stay on the CPU.

@@ -44,12 +44,6 @@
         gpushim_gate_##symbol(GPUSHIM_STRING(symbol));                               \
     }
 
-// The routing path's last step: the gate is set once the settings have been read.
-#define GPUSHIM_SET_GATE(symbol, name, KIND)                                    \
-    gpushim_gate_##symbol.forward_below.store(                                  \
-        gpushim::forward_at_once_below(gpushim::Routine::name, GPUSHIM_##KIND), \
-        std::memory_order_relaxed);
-
 #if defined(__x86_64__) && defined(__LP64__) && !defined(GPUSHIM_PORTABLE_ENTRY_POINTS)
 #define GPUSHIM_ASSEMBLY_ENTRY_POINTS
 #define GPUSHIM_ENTRY_POINT(symbol, KIND, interface, family, T, A, B, Int) \
@@ -84,7 +78,11 @@
             GPUSHIM_##interface##_OP(KIND, family, T, A, B, Int), gpushim::Routine::name,    \
             [&] { gpushim_gate_##symbol.cpu.get()(GPUSHIM_##interface##_##family##_ARGS); }, \
             run_part_of_##fortran_symbol);                                                   \
-        GPUSHIM_SET_GATE(symbol, name, KIND)                                                 \
+        /* the settings are read now: the entry point may forward small calls at once */     \
+        gpushim_gate_##symbol.forward_below.store(                                           \
+            gpushim::forward_at_once_below(gpushim::Routine::name,                           \
+                                           gpushim::multiply_add_scale(GPUSHIM_##KIND)),     \
+            std::memory_order_relaxed);                                                      \
     }                                                                                        \
     GPUSHIM_ENTRY_POINT(symbol, KIND, interface, family, T, A, B, Int)
 

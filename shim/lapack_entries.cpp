@@ -10,21 +10,22 @@
 #include "shim/lapack_routines.h"
 #include "shim/name_schemes.h"
 
-#define GPUSHIM_LAPACK_ENTRY(name, KIND, family, T, fp, fs, cp, cs, Int)                       \
-    namespace {                                                                                \
-    using Function_##fp##name##fs = void(GPUSHIM_LAPACK_##family##_PARAMS(T, Int));            \
-    gpushim::shim::CpuFunction<Function_##fp##name##fs> cpu_##fp##name##fs(                    \
-        GPUSHIM_STRING(fp##name##fs));                                                         \
-    }                                                                                          \
-    extern "C" GPUSHIM_EXPORT void fp##name##fs(GPUSHIM_LAPACK_##family##_PARAMS(T, Int)) {    \
-        Function_##fp##name##fs* const cpu = cpu_##fp##name##fs.resolved();                    \
-        if (cpu != nullptr && gpushim::forward_at_once(gpushim::Routine::name, GPUSHIM_##KIND, \
-                                                       GPUSHIM_LAPACK_##family##_SHAPE)) {     \
-            return cpu(GPUSHIM_LAPACK_##family##_ARGS);                                        \
-        }                                                                                      \
-        gpushim::shim::lapack_##family<T, Int>(GPUSHIM_##KIND, gpushim::Routine::name,         \
-                                               cpu_##fp##name##fs,                             \
-                                               GPUSHIM_LAPACK_##family##_ARGS);                \
+#define GPUSHIM_LAPACK_ENTRY(name, KIND, family, T, fp, fs, cp, cs, Int)                    \
+    namespace {                                                                             \
+    using Function_##fp##name##fs = void(GPUSHIM_LAPACK_##family##_PARAMS(T, Int));         \
+    gpushim::shim::CpuFunction<Function_##fp##name##fs> cpu_##fp##name##fs(                 \
+        GPUSHIM_STRING(fp##name##fs));                                                      \
+    }                                                                                       \
+    extern "C" GPUSHIM_EXPORT void fp##name##fs(GPUSHIM_LAPACK_##family##_PARAMS(T, Int)) { \
+        Function_##fp##name##fs* const cpu = cpu_##fp##name##fs.resolved();                 \
+        if (cpu != nullptr &&                                                               \
+            gpushim::cubed_order(GPUSHIM_##KIND, GPUSHIM_LAPACK_##family##_SHAPE) <         \
+                gpushim::forward_at_once_below(gpushim::Routine::name)) {                   \
+            return cpu(GPUSHIM_LAPACK_##family##_ARGS);                                     \
+        }                                                                                   \
+        gpushim::shim::lapack_##family<T, Int>(GPUSHIM_##KIND, gpushim::Routine::name,      \
+                                               cpu_##fp##name##fs,                          \
+                                               GPUSHIM_LAPACK_##family##_ARGS);             \
     }
 
 #define GPUSHIM_LAPACK_ENTRIES_OF_SCHEME(fp, fs, cp, cs, Int) \
