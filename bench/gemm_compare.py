@@ -27,10 +27,11 @@ recorded. A global --budget (seconds, counted from process start) decides which
 cells run: the time of a cell is predicted from the previous size (x8 per doubling)
 and a cell that cannot finish in the budget left is skipped and recorded as such.
 
-Host-data measurements change one element of A and B before every timed call
-(outside the timing), so a device-side cache of unchanged operands cannot turn the
-measurement into a compute-only one; --reuse-cells measures such cells again with
-unchanged inputs (label suffix "_reuse").
+Host-data measurements change a row and a column of A and of B before every timed call
+(outside the timing), so the shim's residency cache of unchanged operands (which checks
+each 32 MiB chunk) cannot turn the measurement into a compute-only one; --reuse-cells
+measures such cells again with unchanged inputs (label suffix "_reuse": what the cache
+saves).
 
 Works on a machine without a GPU (e.g. numpy with GPUSHIM_BACKEND=hostsim and small
 --sizes); a missing torch/cupy/NVBLAS is recorded as an error record, not a crash.
@@ -114,10 +115,13 @@ class NumpyImpl:
         self.np.matmul(self.A, self.B, out=self.C)
 
     def perturb(self, i):
-        # One element of each input, so that no cached device copy is still valid.
+        # A row and a column of each input: an element in every stored row and column, so
+        # in every chunk the residency cache fingerprints (C or Fortran order alike), and
+        # no cached device copy is still valid.
         n = self.A.shape[0]
-        self.A[i % n, (7 * i) % n] += 1
-        self.B[(3 * i) % n, i % n] += 1
+        for M, j in ((self.A, 7 * i), (self.B, i)):
+            M[:, j % n] += 1
+            M[(3 * j + 1) % n, :] += 1
 
     def check(self, prec):
         np = self.np
@@ -663,10 +667,11 @@ def cmd_table(args):
         for name in sorted(routines):
             r = routines[name]
             reports.append("  %-10s %-6s calls %d: gpu %d, cpu %d, fallbacks %d; H2D %.2f GB, "
-                           "D2H %.2f GB" % (label, name, r.get("calls", 0), r.get("gpu_calls", 0),
-                                            r.get("cpu_calls", 0), r.get("fallbacks", 0),
-                                            r.get("bytes_h2d", 0) / 1e9,
-                                            r.get("bytes_d2h", 0) / 1e9))
+                           "D2H %.2f GB, reused on the device %.2f GB"
+                           % (label, name, r.get("calls", 0), r.get("gpu_calls", 0),
+                              r.get("cpu_calls", 0), r.get("fallbacks", 0),
+                              r.get("bytes_h2d", 0) / 1e9, r.get("bytes_d2h", 0) / 1e9,
+                              r.get("bytes_reused", 0) / 1e9))
     if reports:
         w("")
         w("Where the shim ran the calls (GPUSHIM_REPORT, whole process incl. warm-ups and reuse cells):")

@@ -77,7 +77,7 @@ bool is_known_variable(std::string_view name) {
          {"GPUSHIM_CONFIG", "GPUSHIM_DISABLE", "GPUSHIM_THRESHOLD", "GPUSHIM_BACKEND",
           "GPUSHIM_REPORT", "GPUSHIM_LOG", "GPUSHIM_LOG_FILE", "GPUSHIM_CPU_BLAS",
           "GPUSHIM_CPU_FFTW", "GPUSHIM_COPY_THREADS", "GPUSHIM_PANEL_BYTES",
-          "GPUSHIM_THRESHOLD_FFT"}) {
+          "GPUSHIM_CACHE_BYTES", "GPUSHIM_THRESHOLD_FFT"}) {
         if (name == known) return true;
     }
     if (is_plugin_variable(name)) return true;
@@ -203,6 +203,13 @@ Config load_config(const EnvironmentLookup& lookup) {
             config.panel_bytes = static_cast<std::size_t>(*parsed);
         } else {
             warn_invalid("GPUSHIM_PANEL_BYTES", value, "a number of bytes from 1 to 2^40");
+        }
+    }
+    if (const char* value = lookup("GPUSHIM_CACHE_BYTES")) {
+        if (auto parsed = parse_count(value, 0, uint64_t{1} << 50)) {
+            config.cache_bytes = static_cast<std::size_t>(*parsed);
+        } else {
+            warn_invalid("GPUSHIM_CACHE_BYTES", value, "a number of bytes from 0 to 2^50");
         }
     }
     return config;

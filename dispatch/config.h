@@ -31,6 +31,9 @@ struct Config {
     // Output bytes per panel: large calls are split into panels whose transfers overlap
     // the computation of their neighbours.
     std::size_t panel_bytes = std::size_t{64} << 20;
+    // Device memory that keeps copies of operands for later calls (0: none); unset, a
+    // quarter of the device's memory.
+    std::optional<std::size_t> cache_bytes;
 };
 
 using EnvironmentLookup = std::function<const char*(const char*)>;

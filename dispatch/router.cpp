@@ -40,7 +40,7 @@ bool run_and_record(const Op& op, Routine routine, bool& fell_back, Execute&& ex
         const Placement placement =
             outcome == gpu::Outcome::completed ? Placement::gpu : Placement::fallback;
         record_call({routine, placement, elapsed.count(), flop_count(op), transfers.bytes_to_device,
-                     transfers.bytes_to_host});
+                     transfers.bytes_to_host, transfers.bytes_reused});
     }
     return true;
 }

@@ -29,7 +29,6 @@ std::string expand_pid(const std::string& pattern) {
     return path;
 }
 
-
 // A forked child starts its own report: it inherits the parent's handler and counters.
 std::atomic<bool> recorded_in_this_process{false};
 
@@ -55,7 +54,8 @@ void write_report_at_exit() {
 
 // Atomic counters: many threads record at once, the report reads them once at exit.
 struct Counters {
-    std::atomic<uint64_t> gpu_calls{0}, cpu_calls{0}, fallbacks{0}, bytes_h2d{0}, bytes_d2h{0};
+    std::atomic<uint64_t> gpu_calls{0}, cpu_calls{0}, fallbacks{0}, bytes_h2d{0}, bytes_d2h{0},
+        bytes_reused{0};
     std::atomic<double> gpu_seconds{0}, cpu_seconds{0}, flops{0};
 };
 
@@ -79,6 +79,7 @@ void reset_counters_in_child() {
         c.fallbacks = 0;
         c.bytes_h2d = 0;
         c.bytes_d2h = 0;
+        c.bytes_reused = 0;
         c.gpu_seconds = 0;
         c.cpu_seconds = 0;
         c.flops = 0;
@@ -86,7 +87,7 @@ void reset_counters_in_child() {
 }
 
 std::string format(const char* pattern, auto... values) {
-    char buffer[256];
+    char buffer[512];
     std::snprintf(buffer, sizeof buffer, pattern, values...);
     return buffer;
 }
@@ -95,8 +96,12 @@ thread_local int nesting_depth = 0;
 
 }  // namespace
 
-NestedCallScope::NestedCallScope() { ++nesting_depth; }
-NestedCallScope::~NestedCallScope() { --nesting_depth; }
+NestedCallScope::NestedCallScope() {
+    ++nesting_depth;
+}
+NestedCallScope::~NestedCallScope() {
+    --nesting_depth;
+}
 
 bool statistics_enabled() {
     return config().collect_statistics;
@@ -123,6 +128,7 @@ void record_call(const CallRecord& record) {
     add(c.flops, record.flops);
     c.bytes_h2d.fetch_add(record.bytes_to_device, std::memory_order_relaxed);
     c.bytes_d2h.fetch_add(record.bytes_to_host, std::memory_order_relaxed);
+    c.bytes_reused.fetch_add(record.bytes_reused, std::memory_order_relaxed);
 }
 
 RoutineTotals routine_totals(Routine routine) {
@@ -138,6 +144,7 @@ RoutineTotals routine_totals(Routine routine) {
     t.flops = c.flops.load();
     t.bytes_h2d = c.bytes_h2d.load();
     t.bytes_d2h = c.bytes_d2h.load();
+    t.bytes_reused = c.bytes_reused.load();
     return t;
 }
 
@@ -150,19 +157,19 @@ std::string report_table() {
         if (routine_totals(routine).calls > 0)
             width = std::max(width, static_cast<int>(routine_name(routine).size()));
     }
-    text += format("%-*s %9s %9s %9s %11s %10s %12s %12s\n", width, "routine", "gpu", "cpu",
-                   "fallback", "seconds", "GFLOP/s", "MB to gpu", "MB from gpu");
+    text += format("%-*s %9s %9s %9s %11s %10s %12s %12s %12s\n", width, "routine", "gpu", "cpu",
+                   "fallback", "seconds", "GFLOP/s", "MB to gpu", "MB from gpu", "MB reused");
     for (std::size_t i = 0; i < kRoutineCount; ++i) {
         const auto routine = static_cast<Routine>(i);
         const RoutineTotals t = routine_totals(routine);
         if (t.calls == 0) continue;
         const double gflops = t.seconds > 0 ? t.flops / t.seconds * 1e-9 : 0.0;
-        text += format("%-*s %9llu %9llu %9llu %11.4f %10.2f %12.1f %12.1f\n", width,
+        text += format("%-*s %9llu %9llu %9llu %11.4f %10.2f %12.1f %12.1f %12.1f\n", width,
                        std::string(routine_name(routine)).c_str(),
                        static_cast<unsigned long long>(t.gpu_calls),
                        static_cast<unsigned long long>(t.cpu_calls),
                        static_cast<unsigned long long>(t.fallbacks), t.seconds, gflops,
-                       t.bytes_h2d * 1e-6, t.bytes_d2h * 1e-6);
+                       t.bytes_h2d * 1e-6, t.bytes_d2h * 1e-6, t.bytes_reused * 1e-6);
     }
     return text;
 }
@@ -184,13 +191,14 @@ std::string report_json() {
         json += format(
             "\"%s\": {\"calls\": %llu, \"gpu_calls\": %llu, \"cpu_calls\": %llu, \"fallbacks\": "
             "%llu, \"seconds\": %.9g, \"gpu_seconds\": %.9g, \"cpu_seconds\": %.9g, \"flops\": "
-            "%.17g, \"bytes_h2d\": %llu, \"bytes_d2h\": %llu}",
+            "%.17g, \"bytes_h2d\": %llu, \"bytes_d2h\": %llu, \"bytes_reused\": %llu}",
             std::string(routine_name(routine)).c_str(), static_cast<unsigned long long>(t.calls),
             static_cast<unsigned long long>(t.gpu_calls),
             static_cast<unsigned long long>(t.cpu_calls),
             static_cast<unsigned long long>(t.fallbacks), t.seconds, t.gpu_seconds, t.cpu_seconds,
             t.flops, static_cast<unsigned long long>(t.bytes_h2d),
-            static_cast<unsigned long long>(t.bytes_d2h));
+            static_cast<unsigned long long>(t.bytes_d2h),
+            static_cast<unsigned long long>(t.bytes_reused));
     }
     json += "\n}}\n";
     return json;

@@ -18,6 +18,7 @@ struct CallRecord {
     double flops;
     uint64_t bytes_to_device = 0;
     uint64_t bytes_to_host = 0;
+    uint64_t bytes_reused = 0;  // input bytes already on the device (residency cache)
 };
 
 bool statistics_enabled();
@@ -37,7 +38,7 @@ void record_call(const CallRecord& record);
 struct RoutineTotals {
     uint64_t calls = 0, gpu_calls = 0, cpu_calls = 0, fallbacks = 0;
     double seconds = 0, gpu_seconds = 0, cpu_seconds = 0, flops = 0;
-    uint64_t bytes_h2d = 0, bytes_d2h = 0;
+    uint64_t bytes_h2d = 0, bytes_d2h = 0, bytes_reused = 0;
 };
 
 RoutineTotals routine_totals(Routine routine);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <optional>
+#include <vector>
 
 #include "dispatch/config.h"
 #include "dispatch/log.h"
@@ -10,6 +12,7 @@
 #include "gpu/blas3_panels.h"
 #include "gpu/device_memory_pool.h"
 #include "gpu/queue_context.h"
+#include "gpu/residency_cache.h"
 #include "gpu/staging.h"
 
 namespace gpushim::gpu {
@@ -24,6 +27,11 @@ Matrix operand(const Blas3Op& op, Operand which) {
     const int64_t ld = which == Operand::a ? op.lda : which == Operand::b ? op.ldb : op.ldc;
     return {static_cast<const std::byte*>(pointer), ld, operand_extent(op, which),
             element_size(op.precision)};
+}
+
+std::optional<ResidencyCache::Lease> lease(ResidencyCache& cache, const Matrix& m) {
+    if (m.bytes() == 0) return std::nullopt;
+    return cache.lease({m.host, m.ld, m.extent.rows, m.extent.cols, m.element}, m.bytes());
 }
 
 }  // namespace
@@ -64,16 +72,58 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
     const std::size_t b_bytes = uses_b ? operand(widest, Operand::b).bytes() : 0;
     const std::size_t c_bytes = output == Operand::c ? operand(widest, Operand::c).bytes() : 0;
     const std::size_t second_queue = queues > 1 ? 1 : 0;
-    // a, then b and c of each queue.
-    const DeviceBuffers<5> buffers(
-        pool, {a.bytes(), b_bytes, c_bytes, second_queue * b_bytes, second_queue * c_bytes});
-    const auto device_b = [&](int q) { return buffers.part(1 + 2 * static_cast<std::size_t>(q)); };
-    const auto device_c = [&](int q) { return buffers.part(2 + 2 * static_cast<std::size_t>(q)); };
-    if (!buffers.ok()) {
+
+    // The inputs the call only reads may be on the device from earlier calls: A, and B
+    // panel by panel unless B is the output. Every panel is asked for (so that the cache
+    // sees them all), and B is leased only if all of them are. Leases given back before
+    // anything was uploaded keep their entries as they were.
+    std::optional<ResidencyCache::Lease> a_lease;
+    std::vector<ResidencyCache::Lease> b_leases;
+    const auto give_back_b = [&b_leases] {
+        for (ResidencyCache::Lease& panel : b_leases) panel.keep();
+        b_leases.clear();
+    };
+    if (ResidencyCache* cache = residency_cache(*plugin); cache != nullptr) {
+        a_lease = lease(*cache, a);
+        const bool b_fits = operand(op, Operand::b).bytes() <= cache->capacity();
+        bool every_panel = true;
+        for (int64_t p = 0; b_fits && uses_b && output != Operand::b && p < panels; ++p) {
+            auto panel = lease(*cache, operand(panel_at(p), Operand::b));
+            every_panel = every_panel && panel.has_value();
+            if (panel.has_value()) b_leases.push_back(std::move(*panel));
+        }
+        if (!every_panel) give_back_b();
+    }
+    // a, then b and c of each queue; an operand with a lease needs none.
+    std::optional<DeviceBuffers<5>> buffers;
+    const auto allocate_buffers = [&] {
+        const std::size_t own_a = a_lease ? 0 : a.bytes();
+        const std::size_t own_b = b_leases.empty() ? b_bytes : 0;
+        const std::size_t sizes[5] = {own_a, own_b, c_bytes, second_queue * own_b,
+                                      second_queue * c_bytes};
+        buffers.emplace(pool, sizes);
+    };
+    allocate_buffers();
+    if (!buffers->ok() && (a_lease || !b_leases.empty())) {
+        // The leases may hold what the call needs: without them, the pool's shortage hook
+        // can free their memory, and the call needs only two panels of B.
+        buffers.reset();
+        if (a_lease) a_lease->keep();
+        a_lease.reset();
+        give_back_b();
+        allocate_buffers();
+    }
+    if (!buffers->ok()) {
         log::write(log::Level::info, "%.1f MB does not fit in device memory; computing on the CPU",
                    static_cast<double>(a.bytes() + queues * (b_bytes + c_bytes)) * 1e-6);
         return Outcome::unavailable;
     }
+    void* const device_a = a_lease ? a_lease->device() : buffers->part(0);
+    const auto device_b = [&](int64_t p) {
+        return b_leases.empty() ? buffers->part(1 + 2 * static_cast<std::size_t>(p % queues))
+                                : b_leases[static_cast<std::size_t>(p)].device();
+    };
+    const auto device_c = [&](int q) { return buffers->part(2 + 2 * static_cast<std::size_t>(q)); };
 
     Staging staging(*plugin, *context, transfers);
     int64_t delivered = 0;  // panels [0, delivered) are in the caller's memory
@@ -82,12 +132,13 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
         const Triangle part = !writes_triangle_only(panel) ? Triangle::all
                               : panel.uplo == 'U'          ? Triangle::upper
                                                            : Triangle::lower;
-        deliver(static_cast<const std::byte*>(context->result[p % queues]), operand(panel, output), part);
+        deliver(static_cast<const std::byte*>(context->result[p % queues]), operand(panel, output),
+                part);
         delivered = p + 1;
     };
 
     const char* step = "upload";
-    int status = staging.upload(buffers.part(0), a, 0);
+    int status = staging.upload(device_a, a, 0, a_lease ? &a_lease->prints() : nullptr);
     if (status == 0 && queues > 1)
         status = plugin->event_record(context->shared_ready, context->queue[0]);
     for (int64_t p = 0; status == 0 && p < panels; ++p) {
@@ -100,23 +151,23 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
         if (p == 1 && (status = plugin->event_synchronize(context->shared_ready)) != 0) break;
         const Blas3Op panel = panel_at(p);
         step = "upload";
+        ChunkPrints* b_prints = b_leases.empty() ? nullptr : &b_leases[p].prints();
         if (uses_b &&
-            (status = staging.upload(device_b(q), operand(panel, Operand::b), q)) != 0)
+            (status = staging.upload(device_b(p), operand(panel, Operand::b), q, b_prints)) != 0)
             break;
-        if (uploads_c &&
-            (status = staging.upload(device_c(q), operand(panel, Operand::c), q)) != 0)
+        if (uploads_c && (status = staging.upload(device_c(q), operand(panel, Operand::c), q)) != 0)
             break;
         Blas3Op device_op = panel;
-        device_op.a = buffers.part(0);
+        device_op.a = device_a;
         device_op.lda = std::max<int64_t>(1, a.extent.rows);
-        device_op.b = device_b(q);
+        device_op.b = device_b(p);
         device_op.ldb = std::max<int64_t>(1, operand_extent(panel, Operand::b).rows);
         device_op.c = device_c(q);
         device_op.ldc = std::max<int64_t>(1, operand_extent(panel, Operand::c).rows);
         step = "BLAS operation";
         if ((status = plugin->blas3(&device_op, context->queue[q])) != 0) break;
         step = "download";
-        const void* device_out = output == Operand::b ? device_b(q) : device_c(q);
+        const void* device_out = output == Operand::b ? device_b(p) : device_c(q);
         if ((status = staging.download(device_out, operand(panel, output), q)) != 0) break;
         if ((status = plugin->event_record(context->panel_done[q], context->queue[q])) != 0) break;
     }
@@ -126,6 +177,8 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
     }
     if (status == 0) {
         for (int64_t p = delivered; p < panels; ++p) deliver_panel(p);
+        if (a_lease) a_lease->keep();
+        for (ResidencyCache::Lease& panel : b_leases) panel.keep();
         return Outcome::completed;
     }
 

@@ -28,16 +28,15 @@ DeviceBlock DeviceMemoryPool::allocate(std::size_t bytes) {
     if (plugin_.device_alloc(&block.data, size) == 0) return block;
     trim_locked();
     if (plugin_.device_alloc(&block.data, size) == 0) return block;
-    if (release_on_shortage_ && release_on_shortage_() &&
-        plugin_.device_alloc(&block.data, size) == 0) {
-        return block;
-    }
+    bool released = false;
+    for (const auto& release : release_on_shortage_) released = release() || released;
+    if (released && plugin_.device_alloc(&block.data, size) == 0) return block;
     return {};
 }
 
 void DeviceMemoryPool::on_shortage(std::function<bool()> release) {
     std::lock_guard lock(mutex_);
-    release_on_shortage_ = std::move(release);
+    release_on_shortage_.push_back(std::move(release));
 }
 
 void DeviceMemoryPool::release(DeviceBlock block) {
@@ -49,6 +48,12 @@ void DeviceMemoryPool::release(DeviceBlock block) {
 void DeviceMemoryPool::trim() {
     std::lock_guard lock(mutex_);
     trim_locked();
+}
+
+void DeviceMemoryPool::release_held() {
+    std::lock_guard lock(mutex_);
+    trim_locked();
+    for (const auto& release : release_on_shortage_) release();
 }
 
 void DeviceMemoryPool::trim_locked() {

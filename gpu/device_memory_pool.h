@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "gpu/device_interface.h"
 
@@ -29,9 +30,13 @@ class DeviceMemoryPool {
     void release(DeviceBlock block);
     // Frees every cached block on the device.
     void trim();
+    // trim(), and every shortage hook's release too: for an allocation the pool does not
+    // make (a device library's work area) that failed.
+    void release_held();
     // What else holds device memory that can be let go: when an allocation fails even after
-    // trim(), `release` is called (with the pool locked; it must not use the pool) and, if it
-    // returns true (it released something), the allocation is tried once more.
+    // trim(), every `release` registered is called (with the pool locked; it must not use
+    // the pool) and, if one returns true (it released something), the allocation is tried
+    // once more.
     void on_shortage(std::function<bool()> release);
 
     std::size_t cached_bytes() const;
@@ -46,7 +51,7 @@ class DeviceMemoryPool {
     mutable std::mutex mutex_;
     std::multimap<std::size_t, void*> free_blocks_;  // by size
     std::size_t cached_bytes_ = 0;
-    std::function<bool()> release_on_shortage_;
+    std::vector<std::function<bool()>> release_on_shortage_;
 };
 
 // A pool block owned for the duration of one call.

@@ -165,9 +165,8 @@ std::unique_ptr<FftDeviceState> plan_fft_on_device(const FftProblem& problem) {
     int status = plugin->fft_plan_create(&state->desc_, &state->plan_);
     if (status != 0) {
         // The plan's work area is the device library's own allocation: memory the pool holds
-        // for later calls, or retired plans, may be what it lacks.
-        device_pool(*plugin).trim();
-        retired.release_all();
+        // for later calls, retired plans or resident operands may be what it lacks.
+        device_pool(*plugin).release_held();
         status = plugin->fft_plan_create(&state->desc_, &state->plan_);
     }
     if (status != 0) {

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstring>
 #include <optional>
+#include <vector>
 
 #include "dispatch/log.h"
 #include "gpu/host_copy_pool.h"
@@ -14,49 +15,77 @@ DeviceMemoryPool& device_pool(const gpushim_device_plugin& plugin) {
     return *pool;
 }
 
-int Staging::upload(void* device, const Matrix& m, int q) {
+namespace {
+
+// Calls visit(source, packed_offset, length) for each piece of a column of m within the
+// bytes [begin, end) of its packed form, in order.
+template <class Visit>
+void for_each_segment(const Matrix& m, std::size_t begin, std::size_t end, Visit&& visit) {
     const std::size_t column_bytes = m.column_bytes();
-    if (column_bytes == 0 || m.extent.cols == 0) return 0;
-    auto* target = static_cast<std::byte*>(device);
-    if (column_bytes <= QueueContext::kChunkBytes) {
-        const auto per_chunk = static_cast<int64_t>(QueueContext::kChunkBytes / column_bytes);
-        for (int64_t first = 0; first < m.extent.cols; first += per_chunk) {
-            const int64_t count = std::min(per_chunk, m.extent.cols - first);
-            const std::size_t bytes = static_cast<std::size_t>(count) * column_bytes;
-            std::byte* staging = nullptr;
-            if (int status = next_chunk(staging); status != 0) return status;
-            parallel_copy(static_cast<std::size_t>(count), bytes, [&](std::size_t j) {
-                std::memcpy(staging + j * column_bytes,
-                            m.column(first + static_cast<int64_t>(j)), column_bytes);
-            });
-            const std::size_t offset = static_cast<std::size_t>(first) * column_bytes;
-            if (int status = send_chunk(target + offset, staging, bytes, q); status != 0)
-                return status;
-        }
-        return 0;
+    for (std::size_t offset = begin; offset < end;) {
+        const auto column = static_cast<int64_t>(offset / column_bytes);
+        const std::size_t within = offset % column_bytes;
+        const std::size_t length = std::min(column_bytes - within, end - offset);
+        visit(m.column(column) + within, offset, length);
+        offset += length;
     }
-    for (int64_t j = 0; j < m.extent.cols; ++j) {
-        for (std::size_t offset = 0; offset < column_bytes;
-             offset += QueueContext::kChunkBytes) {
-            const std::size_t bytes =
-                std::min(QueueContext::kChunkBytes, column_bytes - offset);
-            std::byte* staging = nullptr;
-            if (int status = next_chunk(staging); status != 0) return status;
-            parallel_memcpy(staging, m.column(j) + offset, bytes);
-            const std::size_t device_offset =
-                static_cast<std::size_t>(j) * column_bytes + offset;
-            if (int status = send_chunk(target + device_offset, staging, bytes, q); status != 0)
-                return status;
+}
+
+}  // namespace
+
+int Staging::upload(void* device, const Matrix& m, int q, ChunkPrints* prints) {
+    const std::size_t total = m.bytes();
+    if (total == 0) return 0;
+    auto* target = static_cast<std::byte*>(device);
+    const std::size_t chunks = (total + QueueContext::kChunkBytes - 1) / QueueContext::kChunkBytes;
+    if (prints != nullptr) prints->resize(chunks);
+    for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
+        const std::size_t offset = chunk * QueueContext::kChunkBytes;
+        const std::size_t bytes = std::min(QueueContext::kChunkBytes, total - offset);
+        if (prints != nullptr && (*prints)[chunk].has_value() &&
+            pack_chunk(nullptr, m, offset, bytes, true) == *(*prints)[chunk]) {
+            transfers_.bytes_reused += bytes;
+            continue;
         }
+        std::byte* staging = nullptr;
+        if (int status = next_chunk(staging); status != 0) return status;
+        const Fingerprint print = pack_chunk(staging, m, offset, bytes, prints != nullptr);
+        if (prints != nullptr) (*prints)[chunk] = print;
+        if (int status = send_chunk(target + offset, staging, bytes, q); status != 0) return status;
     }
     return 0;
 }
 
-int Staging::download(const void* device, std::size_t offset, std::size_t row_bytes, std::size_t rows, int q) {
+Fingerprint Staging::pack_chunk(std::byte* staging, const Matrix& m, std::size_t offset,
+                                std::size_t bytes, bool print) {
+    const std::size_t pieces = (bytes + kCopyPieceBytes - 1) / kCopyPieceBytes;
+    std::vector<Fingerprint> piece_prints(print ? pieces : 0);
+    parallel_copy(pieces, bytes, [&](std::size_t piece) {
+        const std::size_t begin = offset + piece * kCopyPieceBytes;
+        const std::size_t end = std::min(begin + kCopyPieceBytes, offset + bytes);
+        FingerprintHasher hasher;
+        for_each_segment(
+            m, begin, end, [&](const std::byte* source, std::size_t at, std::size_t length) {
+                std::byte* copy = staging != nullptr ? staging + (at - offset) : nullptr;
+                if (print) {
+                    hasher.update(source, length, copy);
+                } else {
+                    std::memcpy(copy, source, length);
+                }
+            });
+        if (print) piece_prints[piece] = hasher.finish();
+    });
+    FingerprintHasher chunk;
+    for (const Fingerprint& piece : piece_prints) chunk.update(piece);
+    return chunk.finish();
+}
+
+int Staging::download(const void* device, std::size_t offset, std::size_t row_bytes,
+                      std::size_t rows, int q) {
     if (row_bytes == 0 || rows == 0) return 0;
     transfers_.bytes_to_host += row_bytes * rows;
-    return plugin_.copy_to_host_2d(static_cast<std::byte*>(context_.result[q]) + offset, row_bytes, device,
-                                   row_bytes, row_bytes, rows, context_.queue[q]);
+    return plugin_.copy_to_host_2d(static_cast<std::byte*>(context_.result[q]) + offset, row_bytes,
+                                   device, row_bytes, row_bytes, rows, context_.queue[q]);
 }
 
 int Staging::upload_packed(void* device, std::size_t total, const Fill& fill, int q) {
@@ -145,8 +174,8 @@ int Staging::next_chunk(std::byte*& staging) {
 
 int Staging::send_chunk(std::byte* device, const std::byte* staging, std::size_t bytes, int q) {
     transfers_.bytes_to_device += bytes;
-    if (int status = plugin_.copy_to_device_2d(device, bytes, staging, bytes, bytes, 1,
-                                               context_.queue[q]);
+    if (int status =
+            plugin_.copy_to_device_2d(device, bytes, staging, bytes, bytes, 1, context_.queue[q]);
         status != 0) {
         return status;
     }

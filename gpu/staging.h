@@ -11,12 +11,14 @@
 #include "gpu/device_interface.h"
 #include "gpu/device_memory_pool.h"
 #include "gpu/queue_context.h"
+#include "gpu/residency_cache.h"
 
 namespace gpushim::gpu {
 
 struct Transfers {
     uint64_t bytes_to_device = 0;
     uint64_t bytes_to_host = 0;
+    uint64_t bytes_reused = 0;  // operand bytes found on the device, not copied
 };
 
 // The process's device memory pool (never destroyed, like the device).
@@ -38,17 +40,21 @@ struct Matrix {
 
 // Transfers of one call, on the calling thread's context.
 class Staging {
-public:
+  public:
     Staging(const gpushim_device_plugin& plugin, QueueContext& context, Transfers& transfers)
         : plugin_(plugin), context_(context), transfers_(transfers) {}
 
     // Copies a host matrix to packed device memory (leading dimension = rows) on queue q,
     // through the two pinned chunk buffers: packing one chunk overlaps the copy of the other.
-    int upload(void* device, const Matrix& m, int q);
+    // With `prints` (a residency cache entry's: the device memory holds what they describe),
+    // a chunk whose host bytes still have its print is not copied, and the others' prints
+    // are taken while packing.
+    int upload(void* device, const Matrix& m, int q, ChunkPrints* prints = nullptr);
 
     // Copies `bytes` of device memory to result[q] + offset, as `rows` rows of `bytes / rows`
     // (a pitch is limited, 2^31 - 1 bytes in CUDA; a whole result is not).
-    int download(const void* device, std::size_t offset, std::size_t row_bytes, std::size_t rows, int q);
+    int download(const void* device, std::size_t offset, std::size_t row_bytes, std::size_t rows,
+                 int q);
 
     // Copies a packed device matrix to the start of result[q].
     int download(const void* device, const Matrix& m, int q) {
@@ -76,7 +82,11 @@ public:
     // failure, `status` (at `step`) or else the wait's (at "synchronisation").
     int finish(int status, const char*& step);
 
-private:
+  private:
+    // Packs the bytes [offset, offset + bytes) of m's packed form into `staging` (unless
+    // nullptr) and, when `print` is set, returns their fingerprint.
+    Fingerprint pack_chunk(std::byte* staging, const Matrix& m, std::size_t offset,
+                           std::size_t bytes, bool print);
     int next_chunk(std::byte*& staging);
     int send_chunk(std::byte* device, const std::byte* staging, std::size_t bytes, int q);
 

@@ -106,6 +106,19 @@ TEST(Config, TransferSettings) {
     EXPECT_EQ(bad.panel_bytes, defaults.panel_bytes);
 }
 
+TEST(Config, CacheBytes) {
+    EXPECT_FALSE(load({}).cache_bytes.has_value());  // a quarter of the device's memory
+    EXPECT_EQ(load({{"GPUSHIM_CACHE_BYTES", "0"}}).cache_bytes, std::optional<std::size_t>(0));
+    EXPECT_EQ(load({{"GPUSHIM_CACHE_BYTES", "1073741824"}}).cache_bytes,
+              std::optional<std::size_t>(std::size_t{1} << 30));
+    for (const char* bad : {"-1", "4G", "", "lots"}) {
+        EXPECT_FALSE(load({{"GPUSHIM_CACHE_BYTES", bad}}).cache_bytes.has_value()) << bad;
+    }
+    char name[] = "GPUSHIM_CACHE_BYTES=0";
+    char* variables[] = {name, nullptr};
+    EXPECT_TRUE(unknown_variables(variables).empty());
+}
+
 TEST(Config, Parsers) {
     EXPECT_EQ(parse_count("7", 1, 10), 7u);
     EXPECT_FALSE(parse_count("11", 1, 10).has_value());

@@ -1,0 +1,131 @@
+// Device copies of operands, kept after a call for later calls that pass the same bytes.
+//
+// Iterative code multiplies by the same matrix again and again; copying it to the device
+// every time is what makes offload lose (NVBLAS does). An entry is found by where the
+// operand lies in host memory and its shape, and it is reused chunk by chunk only where the
+// fingerprint of the caller's bytes now equals the one taken when they were uploaded
+// (gpu/fingerprint.h): a chunk the program changed is uploaded again, never assumed.
+//
+// An operand gets an entry the second time it is seen: one seen once (a temporary) costs
+// neither device memory nor fingerprinting. An entry serves one call at a time (a lease);
+// the least recently used entries not in use make room for new ones within the capacity
+// (bytes, and kMaxEntries), and all of them are freed when device memory runs short (the
+// memory pool asks, on_shortage).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <mutex>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "gpu/device_interface.h"
+#include "gpu/device_memory_pool.h"
+#include "gpu/fingerprint.h"
+
+namespace gpushim::gpu {
+
+// The fingerprints of an operand's upload chunks, by chunk; empty where unknown.
+using ChunkPrints = std::vector<std::optional<Fingerprint>>;
+
+class ResidencyCache {
+    struct Entry;
+
+  public:
+    static constexpr std::size_t kMaxEntries = 256;
+    static constexpr std::size_t kSeenKeys = 256;
+
+    // A column-major operand in host memory: where it is, and its shape.
+    struct Key {
+        const std::byte* host = nullptr;
+        int64_t ld = 0;
+        int64_t rows = 0;
+        int64_t cols = 0;
+        std::size_t element = 0;
+        friend bool operator==(const Key&, const Key&) = default;
+    };
+
+    // One call's use of an entry. Unless kept, the entry forgets its prints when the lease
+    // ends (an upload did not complete, so the device copy is unknown); a lease given back
+    // before any upload is kept.
+    class Lease {
+      public:
+        Lease(Lease&& other) noexcept
+            : cache_(std::exchange(other.cache_, nullptr)),
+              entry_(other.entry_),
+              kept_(other.kept_) {}
+        Lease& operator=(Lease&& other) noexcept {
+            if (this != &other) {
+                end();
+                cache_ = std::exchange(other.cache_, nullptr);
+                entry_ = other.entry_;
+                kept_ = other.kept_;
+            }
+            return *this;
+        }
+        Lease(const Lease&) = delete;
+        Lease& operator=(const Lease&) = delete;
+        ~Lease() { end(); }
+
+        void* device() const;
+        ChunkPrints& prints();
+        // The device copy is complete and matches prints(): later calls may use it.
+        void keep() { kept_ = true; }
+
+      private:
+        friend class ResidencyCache;
+        Lease(ResidencyCache* cache, Entry* entry) : cache_(cache), entry_(entry) {}
+        void end();
+
+        ResidencyCache* cache_;
+        Entry* entry_;
+        bool kept_ = false;
+    };
+
+    ResidencyCache(const gpushim_device_plugin& plugin, DeviceMemoryPool& pool,
+                   std::size_t capacity)
+        : plugin_(plugin), pool_(pool), capacity_(capacity) {}
+    ResidencyCache(const ResidencyCache&) = delete;
+    ResidencyCache& operator=(const ResidencyCache&) = delete;
+
+    // The entry of `key` (an operand of `bytes`), now the caller's alone: one used before
+    // with its prints, or a new one without. nullopt when the operand is not kept: it is
+    // seen for the first time (lately), it exceeds the capacity, another call holds its
+    // entry, or the device has no room.
+    std::optional<Lease> lease(const Key& key, std::size_t bytes);
+
+    // Frees the device memory of every entry not in use (straight to the device: it is
+    // called from the pool's shortage hook); true when there was one.
+    bool release_unused();
+
+    std::size_t capacity() const { return capacity_; }
+    std::size_t held_bytes() const;
+    std::size_t entry_count() const;
+
+  private:
+    struct Entry {
+        Key key;
+        std::size_t bytes = 0;  // as the pool rounds it
+        DeviceBlock block;
+        ChunkPrints prints;
+        bool in_use = false;
+    };
+
+    void end_lease(Entry* entry, bool kept);
+
+    const gpushim_device_plugin& plugin_;
+    DeviceMemoryPool& pool_;
+    const std::size_t capacity_;
+    mutable std::mutex mutex_;
+    std::list<Entry> entries_;  // most recently leased first
+    std::size_t held_bytes_ = 0;
+    std::list<Key> seen_;  // keys without an entry, most recent first
+};
+
+// The plugin's cache (never destroyed, like the device), registered with its memory pool
+// as what to release when the device runs short; nullptr when GPUSHIM_CACHE_BYTES is 0.
+ResidencyCache* residency_cache(const gpushim_device_plugin& plugin);
+
+}  // namespace gpushim::gpu

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Device copies of operands kept between calls (the residency cache), seen from NumPy.
+
+  test_residency.py --shim build/libgpushim.so [--python /usr/bin/python3]
+
+A NumPy program multiplies X (8 x 4200) by W (4200 x 1000) again and again under
+LD_PRELOAD=<shim>, GPUSHIM_THRESHOLD=0, changing the operands in between, and checks every
+product against a BLAS-free reference. Row-major X @ W is the column-major product
+W^T X^T: the device's A is W's buffer (33.6 MB: two 32 MiB upload chunks, the second of
+45568 bytes), B is X's (268800 bytes). The JSON report's bytes_h2d and bytes_reused must
+then be exactly what the cache promises: an unchanged chunk is not copied, a changed one
+is copied again.
+  - one panel: the steps below, exact bytes
+  - four panels of the output (GPUSHIM_PANEL_BYTES=16000): B is kept panel by panel, so a
+    change to one column of X copies only that panel's B again
+  - GPUSHIM_CACHE_BYTES=0: every call copies everything, nothing reused
+  - GPUSHIM_CACHE_BYTES=40000000 (room for W or W2, not both): results right
+  - faults (every 11th device operation fails): results right, some calls recomputed on
+    the CPU, so some leases end without their upload complete
+  - four threads multiplying by the same W at once: results right
+Steps: 1 first product (an operand seen once is not kept); 2 the same (now kept); 2b the
+same (found on the device); 3 W[0,0] changed; 4 W[-1,-1] changed; 5 X[3,5] changed; 6 a
+copy of W (another address); 7 W doubled in place; 8 the copy freed and a new random
+matrix of its shape made (its memory may well be the copy's).
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import shimtest as st  # noqa: E402
+
+M, K, N = 8, 4200, 1000
+A_BYTES = N * K * 8       # W, the device's A
+B_BYTES = K * M * 8       # X, the device's B
+CHUNK = 32 << 20          # QueueContext::kChunkBytes
+A_LAST_CHUNK = A_BYTES - CHUNK
+PANELS = 4                # GPUSHIM_PANEL_BYTES=16000: 2 output columns of 1000 doubles each
+
+PROGRAM = r'''
+import sys
+import threading
+import numpy as np
+M, K, N = %d, %d, %d
+scenario = sys.argv[1]
+rng = np.random.default_rng(11)
+bad = []
+
+def check(step, x, w, c):
+    # BLAS-free: einsum without optimisation; bound (K + 2) eps |X| |W| per entry
+    exact = np.einsum("ij,jk->ik", x, w, optimize=False)
+    bound = 4 * (K + 2) * np.finfo(np.float64).eps * np.einsum(
+        "ij,jk->ik", np.abs(x), np.abs(w), optimize=False)
+    if not np.all(np.abs(c - exact) <= bound):
+        bad.append(f"step {step}: max error {np.abs(c - exact).max():.3g}")
+
+X = rng.standard_normal((M, K))
+W = rng.standard_normal((K, N))
+if scenario == "threads":
+    def work(seed):
+        local = np.random.default_rng(seed)
+        for i in range(5):
+            x = local.standard_normal((M, K))
+            check(f"thread {seed} product {i}", x, W, x @ W)
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+else:
+    check(1, X, W, X @ W)
+    check(2, X, W, X @ W)
+    check("2b", X, W, X @ W)
+    W[0, 0] += 1.0
+    check(3, X, W, X @ W)
+    W[-1, -1] -= 1.0
+    check(4, X, W, X @ W)
+    X[3, 5] += 1.0
+    check(5, X, W, X @ W)
+    W2 = W.copy()
+    check(6, X, W2, X @ W2)
+    W *= 2.0
+    check(7, X, W, X @ W)
+    del W2
+    W3 = rng.standard_normal((K, N))
+    check(8, X, W3, X @ W3)
+print("RESULTS", "WRONG " + "; ".join(bad) if bad else "OK")
+sys.exit(1 if bad else 0)
+''' % (M, K, N)
+
+
+def expected_bytes(panels: int) -> tuple[int, int]:
+    """(bytes_h2d, bytes_reused) of the nine steps with an unlimited cache."""
+    b_panel = B_BYTES // panels
+    steps = [  # (copied, reused) per step
+        (A_BYTES + B_BYTES, 0),                          # 1: first seen: not kept
+        (A_BYTES + B_BYTES, 0),                          # 2: seen again: kept
+        (0, A_BYTES + B_BYTES),                          # 2b: all of it on the device
+        (CHUNK, A_LAST_CHUNK + B_BYTES),                 # 3: W's first chunk changed
+        (A_LAST_CHUNK, CHUNK + B_BYTES),                 # 4: W's last chunk changed
+        (b_panel, A_BYTES + B_BYTES - b_panel),          # 5: one panel's columns of X
+        (A_BYTES, B_BYTES),                              # 6: the copy is new
+        (A_BYTES, B_BYTES),                              # 7: every chunk of W changed
+        (A_BYTES, B_BYTES),                              # 8: new bytes, wherever they are
+    ]
+    return sum(s[0] for s in steps), sum(s[1] for s in steps)
+
+
+def main() -> int:
+    ap = st.arg_parser(__doc__, python="/usr/bin/python3")
+    args = ap.parse_args()
+    shim = st.find_shim(args.shim)
+    if not os.access(args.python, os.X_OK):
+        st.skip(f"{args.python} missing")
+    if st.run([args.python, "-c", "import numpy"], st.make_env(None, None),
+              echo=False).returncode != 0:
+        st.skip(f"NumPy not importable by {args.python}")
+
+    # name, scenario, extra env, (bytes_h2d, bytes_reused) or None
+    cases = [
+        ("one panel", "steps", {}, expected_bytes(1)),
+        ("four panels", "steps", {"GPUSHIM_PANEL_BYTES": "16000"}, expected_bytes(PANELS)),
+        ("CACHE_BYTES=0", "steps", {"GPUSHIM_CACHE_BYTES": "0"},
+         (9 * (A_BYTES + B_BYTES), 0)),
+        ("CACHE_BYTES=40000000", "steps", {"GPUSHIM_CACHE_BYTES": "40000000"}, None),
+        ("threads", "threads", {}, None),
+    ]
+    if st.test_backend() == "hostsim":
+        cases.append(("faults", "steps", {"GPUSHIM_HOSTSIM_FAIL_EVERY": "11"}, None))
+
+    problems = []
+    with st.tempdir("residency_") as tmp:
+        prog = os.path.join(tmp, "prog.py")
+        with open(prog, "w") as f:
+            f.write(PROGRAM)
+        for i, (name, scenario, extra, expect) in enumerate(cases):
+            rdir = os.path.join(tmp, f"case{i}")
+            os.mkdir(rdir)
+            env = st.make_env(shim, rdir, extra={"OPENBLAS_NUM_THREADS": "1", **extra})
+            res = st.run([args.python, prog, scenario], env, cwd=tmp)
+            mine = []
+            if res.returncode != 0 or "RESULTS OK" not in res.stdout:
+                mine.append(f"exit {res.returncode}, stdout {res.stdout.strip()[-600:]!r}")
+            rep = st.load_reports(rdir).get("dgemm") if st.report_files(rdir) else None
+            if rep is None:
+                mine.append("no dgemm in the report")
+            else:
+                reused = st.load_report_file(st.report_files(rdir)[0])["dgemm"].get(
+                    "bytes_reused")
+                st.log(f"{name}: dgemm gpu_calls {rep['gpu_calls']}, fallbacks "
+                       f"{rep['fallbacks']}, bytes_h2d {rep['bytes_h2d']}, bytes_reused "
+                       f"{reused}")
+                if reused is None:
+                    mine.append("the report has no bytes_reused")
+                elif expect is not None:
+                    if rep["gpu_calls"] != 9:
+                        mine.append(f"gpu_calls {rep['gpu_calls']}")
+                    if (rep["bytes_h2d"], reused) != expect:
+                        mine.append(f"(bytes_h2d, bytes_reused) = ({rep['bytes_h2d']}, "
+                                    f"{reused}), expected {expect}")
+                elif name == "faults":
+                    if rep["gpu_calls"] <= 0 or rep["fallbacks"] <= 0:
+                        mine.append("want calls completed on the device and calls recomputed "
+                                    "on the CPU")
+                elif reused <= 0:
+                    mine.append("nothing was reused")
+            if res.stderr.strip():
+                st.log(f"stderr: {res.stderr.strip()[-600:]}")
+            problems += [f"{name}: {p}" for p in mine]
+            st.log(f"{name}: {'FAIL' if mine else 'ok'}")
+    if problems:
+        st.fail("; ".join(problems))
+    st.log("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

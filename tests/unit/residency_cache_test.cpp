@@ -1,0 +1,220 @@
+// The residency cache (gpu/residency_cache.h) on a fake device: an operand gets an entry
+// the second time it is seen, found by its key; an entry serves one lease at a time, keeps
+// its prints only when a lease keeps them, stays within the capacity by evicting the least
+// recently used entries not in use, and gives its memory back when the pool runs short.
+#include "gpu/residency_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "gpu/device_memory_pool.h"
+
+namespace gpushim::gpu {
+namespace {
+
+struct FakeDevice {
+    std::size_t capacity = std::size_t{64} << 20;
+    std::size_t used = 0;
+    std::map<void*, std::size_t> blocks;
+};
+FakeDevice device;
+
+int fake_alloc(void** block, std::size_t bytes) {
+    if (device.used + bytes > device.capacity) return 2;
+    *block = ::operator new(bytes);
+    device.blocks[*block] = bytes;
+    device.used += bytes;
+    return 0;
+}
+int fake_free(void* block) {
+    device.used -= device.blocks.at(block);
+    device.blocks.erase(block);
+    ::operator delete(block);
+    return 0;
+}
+
+gpushim_device_plugin fake_plugin() {
+    gpushim_device_plugin plugin{};
+    plugin.device_alloc = fake_alloc;
+    plugin.device_free = fake_free;
+    return plugin;
+}
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+
+// A key for an n x n double matrix at a made-up host address.
+ResidencyCache::Key key(uintptr_t address, int64_t n = 512) {
+    return {reinterpret_cast<const std::byte*>(address), n, n, n, sizeof(double)};
+}
+
+class ResidencyCacheTest : public testing::Test {
+  protected:
+    void SetUp() override { device = FakeDevice{}; }
+    void TearDown() override {
+        cache_.release_unused();
+        pool_.trim();
+        EXPECT_TRUE(device.blocks.empty());
+    }
+    // The lease of an operand seen for the second time: the first sighting gets none.
+    std::optional<ResidencyCache::Lease> admit(const ResidencyCache::Key& key, std::size_t bytes) {
+        EXPECT_FALSE(cache_.lease(key, bytes).has_value());
+        return cache_.lease(key, bytes);
+    }
+
+    const gpushim_device_plugin plugin_ = fake_plugin();
+    DeviceMemoryPool pool_{plugin_};
+    ResidencyCache cache_{plugin_, pool_, 8 * kMiB};
+};
+
+TEST_F(ResidencyCacheTest, AnOperandSeenOnceGetsNoEntry) {
+    for (uintptr_t address = 0x1000; address < 0x1000 + 64 * 0x1000; address += 0x1000) {
+        EXPECT_FALSE(cache_.lease(key(address), kMiB).has_value());
+    }
+    EXPECT_EQ(cache_.entry_count(), 0u);
+    EXPECT_EQ(device.used, 0u);
+    EXPECT_TRUE(cache_.lease(key(0x1000), kMiB).has_value());  // the second time
+    // Keys seen long ago are forgotten.
+    for (uintptr_t i = 0; i <= ResidencyCache::kSeenKeys; ++i) {
+        EXPECT_FALSE(cache_.lease(key(0x100000 + 0x1000 * i), kMiB).has_value());
+    }
+    EXPECT_FALSE(cache_.lease(key(0x2000), kMiB).has_value());
+}
+
+TEST_F(ResidencyCacheTest, AKeptLeaseIsFoundAgainWithItsPrints) {
+    void* device_copy = nullptr;
+    {
+        auto lease = admit(key(0x1000), 2 * kMiB);
+        ASSERT_TRUE(lease.has_value());
+        EXPECT_TRUE(lease->prints().empty());
+        device_copy = lease->device();
+        lease->prints() = {Fingerprint{1, 2}};
+        lease->keep();
+    }
+    auto again = cache_.lease(key(0x1000), 2 * kMiB);
+    ASSERT_TRUE(again.has_value());
+    EXPECT_EQ(again->device(), device_copy);
+    ASSERT_EQ(again->prints().size(), 1u);
+    EXPECT_EQ(again->prints()[0], (Fingerprint{1, 2}));
+    EXPECT_EQ(cache_.entry_count(), 1u);
+}
+
+TEST_F(ResidencyCacheTest, ALeaseNotKeptForgetsThePrints) {
+    {
+        auto lease = admit(key(0x1000), 2 * kMiB);
+        ASSERT_TRUE(lease.has_value());
+        lease->prints() = {Fingerprint{1, 2}};
+        lease->keep();
+    }
+    {
+        auto failed = cache_.lease(key(0x1000), 2 * kMiB);
+        ASSERT_TRUE(failed.has_value());
+        failed->prints()[0] = Fingerprint{3, 4};  // an upload that did not complete
+    }
+    auto again = cache_.lease(key(0x1000), 2 * kMiB);
+    ASSERT_TRUE(again.has_value());
+    EXPECT_TRUE(again->prints().empty());
+}
+
+TEST_F(ResidencyCacheTest, AnEntryServesOneLeaseAtATime) {
+    auto first = admit(key(0x1000), kMiB);
+    ASSERT_TRUE(first.has_value());
+    EXPECT_FALSE(cache_.lease(key(0x1000), kMiB).has_value());
+    first.reset();
+    EXPECT_TRUE(cache_.lease(key(0x1000), kMiB).has_value());
+}
+
+TEST_F(ResidencyCacheTest, EveryPartOfTheKeyCounts) {
+    const ResidencyCache::Key base = key(0x1000, 256);
+    std::vector<ResidencyCache::Key> others(5, base);
+    others[0].host += 8;
+    others[1].ld += 1;
+    others[2].rows -= 1;
+    others[3].cols -= 1;
+    others[4].element = 4;
+    auto held = admit(base, kMiB);
+    ASSERT_TRUE(held.has_value());
+    std::vector<ResidencyCache::Lease> leases;
+    for (const ResidencyCache::Key& other : others) {
+        auto lease = admit(other, kMiB / 2);  // another entry, not the one held
+        ASSERT_TRUE(lease.has_value());
+        EXPECT_NE(lease->device(), held->device());
+        leases.push_back(std::move(*lease));
+    }
+    EXPECT_EQ(cache_.entry_count(), 6u);
+}
+
+TEST_F(ResidencyCacheTest, TheLeastRecentlyUsedEntriesMakeRoom) {
+    for (uintptr_t address : {0x1000, 0x2000, 0x3000, 0x4000}) {
+        ASSERT_TRUE(admit(key(address), 2 * kMiB).has_value());
+    }
+    EXPECT_EQ(cache_.held_bytes(), 8 * kMiB);
+    ASSERT_TRUE(cache_.lease(key(0x1000), 2 * kMiB).has_value());  // now the most recent
+    ASSERT_TRUE(admit(key(0x5000), 4 * kMiB).has_value());         // evicts 0x2000, 0x3000
+    EXPECT_EQ(cache_.entry_count(), 3u);
+    EXPECT_LE(cache_.held_bytes(), 8 * kMiB);
+    // An entry evicted is new again (no prints, possibly other memory); one kept is found.
+    auto kept = cache_.lease(key(0x1000), 2 * kMiB);
+    ASSERT_TRUE(kept.has_value());
+    EXPECT_EQ(cache_.entry_count(), 3u);
+}
+
+TEST_F(ResidencyCacheTest, EntriesInUseAreNeverEvicted) {
+    auto a = admit(key(0x1000), 4 * kMiB);
+    auto b = admit(key(0x2000), 4 * kMiB);
+    ASSERT_TRUE(a.has_value() && b.has_value());
+    EXPECT_FALSE(admit(key(0x3000), 2 * kMiB).has_value());
+    EXPECT_FALSE(cache_.lease(key(0x4000), 9 * kMiB).has_value());  // beyond the capacity
+    EXPECT_FALSE(cache_.lease(key(0x4000), 9 * kMiB).has_value());
+    EXPECT_EQ(cache_.entry_count(), 2u);
+    b.reset();
+    EXPECT_TRUE(cache_.lease(key(0x3000), 2 * kMiB).has_value());  // seen: admitted at once
+}
+
+TEST_F(ResidencyCacheTest, NothingIsEvictedWhenThatCannotMakeRoom) {
+    ASSERT_TRUE(admit(key(0x1000), kMiB).has_value());
+    auto in_use = admit(key(0x2000), 6 * kMiB);
+    ASSERT_TRUE(in_use.has_value());
+    EXPECT_FALSE(admit(key(0x3000), 4 * kMiB).has_value());  // 6 + 4 > 8 whatever goes
+    EXPECT_EQ(cache_.entry_count(), 2u);
+    EXPECT_TRUE(cache_.lease(key(0x1000), kMiB).has_value());  // still there
+    EXPECT_EQ(device.used, 7 * kMiB);
+}
+
+TEST_F(ResidencyCacheTest, ABlockLargerThanAskedForCountsWhole) {
+    pool_.release(pool_.allocate(4 * kMiB));  // the pool keeps it for reuse
+    auto lease = admit(key(0x1000), 3 * kMiB);
+    ASSERT_TRUE(lease.has_value());
+    EXPECT_EQ(cache_.held_bytes(), 4 * kMiB);
+    EXPECT_EQ(device.used, 4 * kMiB);
+}
+
+TEST_F(ResidencyCacheTest, NoRoomOnTheDeviceMeansNoLease) {
+    device.capacity = 3 * kMiB;
+    auto held = admit(key(0x1000), 2 * kMiB);
+    ASSERT_TRUE(held.has_value());
+    EXPECT_FALSE(admit(key(0x2000), 2 * kMiB).has_value());
+    EXPECT_EQ(cache_.entry_count(), 1u);
+    EXPECT_EQ(cache_.held_bytes(), 2 * kMiB);
+}
+
+TEST_F(ResidencyCacheTest, UnusedEntriesAreFreedWhenThePoolRunsShort) {
+    device.capacity = 8 * kMiB;  // room for the two entries and nothing else
+    pool_.on_shortage([this] { return cache_.release_unused(); });
+    ASSERT_TRUE(admit(key(0x1000), 4 * kMiB).has_value());
+    auto in_use = admit(key(0x2000), 4 * kMiB);
+    ASSERT_TRUE(in_use.has_value());
+
+    const DeviceBlock block = pool_.allocate(4 * kMiB);  // only with 0x1000's memory back
+    ASSERT_NE(block.data, nullptr);
+    EXPECT_EQ(cache_.entry_count(), 1u);
+    EXPECT_EQ(cache_.held_bytes(), 4 * kMiB);
+    EXPECT_EQ(pool_.allocate(4 * kMiB).data, nullptr);  // the entry in use stays
+    pool_.release(block);
+}
+
+}  // namespace
+}  // namespace gpushim::gpu
