@@ -18,10 +18,6 @@
 namespace gpushim::gpu {
 namespace {
 
-// A one-panel result (the rank-k/2k updates) is staged whole in pinned memory; beyond this
-// such calls stay on the CPU.
-constexpr std::size_t kMaxWholeResultBytes = std::size_t{4} << 30;
-
 Matrix operand(const Blas3Op& op, Operand which) {
     const void* pointer = which == Operand::a ? op.a : which == Operand::b ? op.b : op.c;
     const int64_t ld = which == Operand::a ? op.lda : which == Operand::b ? op.ldb : op.ldc;
@@ -34,6 +30,34 @@ std::optional<ResidencyCache::Lease> lease(ResidencyCache& cache, const Matrix& 
     return cache.lease({m.host, m.ld, m.extent.rows, m.extent.cols, m.element}, m.bytes());
 }
 
+// What a panel writes in the caller's memory: the output operand of its sub-call, or the
+// rectangle a triangle's columns lie in, of which one triangle is delivered.
+struct PanelOutput {
+    Matrix matrix;
+    Triangle part = Triangle::all;
+    int64_t diagonal = 0;
+};
+
+PanelOutput triangle_output(const Blas3Op& op, const TrianglePanel& panel, PanelRange range) {
+    const std::size_t element = element_size(op.precision);
+    const auto* origin = static_cast<const std::byte*>(op.c) +
+                         static_cast<std::size_t>(panel.first_row + range.first * op.ldc) * element;
+    return {{origin, op.ldc, {panel.rows, range.count}, element},
+            op.uplo == 'U' ? Triangle::upper : Triangle::lower,
+            panel.diagonal};
+}
+
+// Where a pointer into the caller's rectangle `host` lies in its packed device copy.
+void* in_packed_copy(const void* pointer, const Matrix& host, void* device) {
+    const auto elements =
+        static_cast<int64_t>((static_cast<const std::byte*>(pointer) - host.host) /
+                             static_cast<std::ptrdiff_t>(host.element));
+    const int64_t column = elements / host.ld;
+    const int64_t row = elements % host.ld;
+    return static_cast<std::byte*>(device) +
+           static_cast<std::size_t>(row + column * host.extent.rows) * host.element;
+}
+
 }  // namespace
 
 Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
@@ -41,22 +65,31 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
     if (plugin == nullptr) return Outcome::unavailable;
 
     const PanelAxis axis = panel_axis(op);
+    const bool triangle = axis == PanelAxis::triangle;
     const int64_t span = panel_span(op, axis);
     const int64_t width = panel_width(op, axis, config().panel_bytes);
     const int64_t panels = (span + width - 1) / width;
     const int queues = panels > 1 ? QueueContext::kQueues : 1;
     const auto panel_at = [&](int64_t p) {
-        return panel_op(op, axis, p * width, std::min(width, span - p * width));
+        const PanelRange range = panel_range(op, axis, width, p);
+        return panel_op(op, axis, range.first, range.count);
+    };
+    const Operand output = output_operand(op);
+    const auto output_of = [&](int64_t p) -> PanelOutput {
+        if (!triangle) return {operand(panel_at(p), output)};
+        const PanelRange range = panel_range(op, axis, width, p);
+        return triangle_output(op, triangle_panel(op, range.first, range.count), range);
     };
 
-    // The widest panel sizes the per-queue buffers.
-    const Blas3Op widest = panel_at(0);
-    const Operand output = output_operand(op);
+    // The largest panel sizes the per-queue buffers (a triangle's grow towards its corner).
     const bool uses_b = operand_extent(op, Operand::b).cols > 0;
+    const bool shared_b = triangle && uses_b;  // a rank-2k update reads B whole
     const bool uploads_c = output == Operand::c && reads_output(op);
-    const std::size_t output_bytes = operand(widest, output).bytes();
-    if (axis == PanelAxis::whole && output_bytes > kMaxWholeResultBytes)
-        return Outcome::unavailable;
+    std::size_t output_bytes = 0;
+    for (int64_t p = 0; p < panels; ++p) {
+        output_bytes = std::max(output_bytes, output_of(p).matrix.bytes());
+        if (!triangle) break;
+    }
 
     QueueContext* context = thread_queue_context(*plugin);
     if (context == nullptr) return Outcome::unavailable;
@@ -69,14 +102,16 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
 
     DeviceMemoryPool& pool = device_pool(*plugin);
     const Matrix a = operand(op, Operand::a);
-    const std::size_t b_bytes = uses_b ? operand(widest, Operand::b).bytes() : 0;
-    const std::size_t c_bytes = output == Operand::c ? operand(widest, Operand::c).bytes() : 0;
+    const Matrix whole_b = operand(op, Operand::b);
+    const std::size_t b_bytes = uses_b && !shared_b ? operand(panel_at(0), Operand::b).bytes() : 0;
+    const std::size_t c_bytes = output == Operand::c ? output_bytes : 0;
     const std::size_t second_queue = queues > 1 ? 1 : 0;
 
     // The inputs the call only reads may be on the device from earlier calls: A, and B
-    // panel by panel unless B is the output. Every panel is asked for (so that the cache
-    // sees them all), and B is leased only if all of them are. Leases given back before
-    // anything was uploaded keep their entries as they were.
+    // (whole for a rank-2k update, else panel by panel unless B is the output). Every
+    // panel is asked for (so that the cache sees them all), and B is leased only if all of
+    // them are. Leases given back before anything was uploaded keep their entries as they
+    // were.
     std::optional<ResidencyCache::Lease> a_lease;
     std::vector<ResidencyCache::Lease> b_leases;
     const auto give_back_b = [&b_leases] {
@@ -85,22 +120,24 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
     };
     if (ResidencyCache* cache = residency_cache(*plugin); cache != nullptr) {
         a_lease = lease(*cache, a);
-        const bool b_fits = operand(op, Operand::b).bytes() <= cache->capacity();
-        bool every_panel = true;
-        for (int64_t p = 0; b_fits && uses_b && output != Operand::b && p < panels; ++p) {
-            auto panel = lease(*cache, operand(panel_at(p), Operand::b));
-            every_panel = every_panel && panel.has_value();
-            if (panel.has_value()) b_leases.push_back(std::move(*panel));
+        const bool b_fits = whole_b.bytes() <= cache->capacity();
+        const int64_t b_parts = shared_b ? 1 : panels;
+        bool every_part = true;
+        for (int64_t p = 0; b_fits && uses_b && output != Operand::b && p < b_parts; ++p) {
+            auto part = lease(*cache, shared_b ? whole_b : operand(panel_at(p), Operand::b));
+            every_part = every_part && part.has_value();
+            if (part.has_value()) b_leases.push_back(std::move(*part));
         }
-        if (!every_panel) give_back_b();
+        if (!every_part) give_back_b();
     }
-    // a, then b and c of each queue; an operand with a lease needs none.
-    std::optional<DeviceBuffers<5>> buffers;
+    // a, the shared b, then b and c of each queue; an operand with a lease needs none.
+    std::optional<DeviceBuffers<6>> buffers;
     const auto allocate_buffers = [&] {
         const std::size_t own_a = a_lease ? 0 : a.bytes();
+        const std::size_t own_shared_b = shared_b && b_leases.empty() ? whole_b.bytes() : 0;
         const std::size_t own_b = b_leases.empty() ? b_bytes : 0;
-        const std::size_t sizes[5] = {own_a, own_b, c_bytes, second_queue * own_b,
-                                      second_queue * c_bytes};
+        const std::size_t sizes[6] = {own_a,   own_shared_b,         own_b,
+                                      c_bytes, second_queue * own_b, second_queue * c_bytes};
         buffers.emplace(pool, sizes);
     };
     allocate_buffers();
@@ -115,30 +152,68 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
     }
     if (!buffers->ok()) {
         log::write(log::Level::info, "%.1f MB does not fit in device memory; computing on the CPU",
-                   static_cast<double>(a.bytes() + queues * (b_bytes + c_bytes)) * 1e-6);
+                   static_cast<double>(a.bytes() + (shared_b ? whole_b.bytes() : 0) +
+                                       queues * (b_bytes + c_bytes)) *
+                       1e-6);
         return Outcome::unavailable;
     }
     void* const device_a = a_lease ? a_lease->device() : buffers->part(0);
+    void* const device_shared_b = !shared_b           ? nullptr
+                                  : !b_leases.empty() ? b_leases[0].device()
+                                                      : buffers->part(1);
     const auto device_b = [&](int64_t p) {
-        return b_leases.empty() ? buffers->part(1 + 2 * static_cast<std::size_t>(p % queues))
+        if (shared_b) return device_shared_b;
+        return b_leases.empty() ? buffers->part(2 + 2 * static_cast<std::size_t>(p % queues))
                                 : b_leases[static_cast<std::size_t>(p)].device();
     };
-    const auto device_c = [&](int q) { return buffers->part(2 + 2 * static_cast<std::size_t>(q)); };
+    const auto device_c = [&](int q) { return buffers->part(3 + 2 * static_cast<std::size_t>(q)); };
+    // The call with A and B on the device, packed: what a triangle's device calls come from.
+    Blas3Op on_device = op;
+    on_device.a = device_a;
+    on_device.lda = std::max<int64_t>(1, a.extent.rows);
+    on_device.b = device_shared_b;
+    on_device.ldb = std::max<int64_t>(1, whole_b.extent.rows);
 
     Staging staging(*plugin, *context, transfers);
     int64_t delivered = 0;  // panels [0, delivered) are in the caller's memory
     const auto deliver_panel = [&](int64_t p) {
-        const Blas3Op panel = panel_at(p);
-        const Triangle part = !writes_triangle_only(panel) ? Triangle::all
-                              : panel.uplo == 'U'          ? Triangle::upper
-                                                           : Triangle::lower;
-        deliver(static_cast<const std::byte*>(context->result[p % queues]), operand(panel, output),
-                part);
+        const PanelOutput out = output_of(p);
+        deliver(static_cast<const std::byte*>(context->result[p % queues]), out.matrix, out.part,
+                out.diagonal);
         delivered = p + 1;
+    };
+    // Enqueues panel p's computation on queue q, its inputs being on the device.
+    const auto compute_panel = [&](int64_t p, int q) -> int {
+        if (triangle) {
+            const PanelRange range = panel_range(op, axis, width, p);
+            const Matrix region = output_of(p).matrix;
+            TrianglePanel panel = triangle_panel(on_device, range.first, range.count);
+            for (int i = 0; i < panel.call_count; ++i) {
+                Blas3Op& call = panel.calls[i];
+                call.c = in_packed_copy(call.c, region, device_c(q));
+                call.ldc = std::max<int64_t>(1, region.extent.rows);
+                if (int status = plugin->blas3(&call, context->queue[q]); status != 0)
+                    return status;
+            }
+            return 0;
+        }
+        const Blas3Op panel = panel_at(p);
+        Blas3Op device_op = panel;
+        device_op.a = device_a;
+        device_op.lda = on_device.lda;
+        device_op.b = device_b(p);
+        device_op.ldb = std::max<int64_t>(1, operand_extent(panel, Operand::b).rows);
+        device_op.c = device_c(q);
+        device_op.ldc = std::max<int64_t>(1, operand_extent(panel, Operand::c).rows);
+        return plugin->blas3(&device_op, context->queue[q]);
     };
 
     const char* step = "upload";
     int status = staging.upload(device_a, a, 0, a_lease ? &a_lease->prints() : nullptr);
+    if (status == 0 && shared_b) {
+        status = staging.upload(device_shared_b, whole_b, 0,
+                                b_leases.empty() ? nullptr : &b_leases[0].prints());
+    }
     if (status == 0 && queues > 1)
         status = plugin->event_record(context->shared_ready, context->queue[0]);
     for (int64_t p = 0; status == 0 && p < panels; ++p) {
@@ -149,26 +224,20 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
             deliver_panel(p - queues);
         }
         if (p == 1 && (status = plugin->event_synchronize(context->shared_ready)) != 0) break;
-        const Blas3Op panel = panel_at(p);
         step = "upload";
-        ChunkPrints* b_prints = b_leases.empty() ? nullptr : &b_leases[p].prints();
-        if (uses_b &&
-            (status = staging.upload(device_b(p), operand(panel, Operand::b), q, b_prints)) != 0)
-            break;
-        if (uploads_c && (status = staging.upload(device_c(q), operand(panel, Operand::c), q)) != 0)
-            break;
-        Blas3Op device_op = panel;
-        device_op.a = device_a;
-        device_op.lda = std::max<int64_t>(1, a.extent.rows);
-        device_op.b = device_b(p);
-        device_op.ldb = std::max<int64_t>(1, operand_extent(panel, Operand::b).rows);
-        device_op.c = device_c(q);
-        device_op.ldc = std::max<int64_t>(1, operand_extent(panel, Operand::c).rows);
+        if (uses_b && !shared_b) {
+            ChunkPrints* b_prints = b_leases.empty() ? nullptr : &b_leases[p].prints();
+            if ((status = staging.upload(device_b(p), operand(panel_at(p), Operand::b), q,
+                                         b_prints)) != 0)
+                break;
+        }
+        const Matrix out = output_of(p).matrix;
+        if (uploads_c && (status = staging.upload(device_c(q), out, q)) != 0) break;
         step = "BLAS operation";
-        if ((status = plugin->blas3(&device_op, context->queue[q])) != 0) break;
+        if ((status = compute_panel(p, q)) != 0) break;
         step = "download";
         const void* device_out = output == Operand::b ? device_b(p) : device_c(q);
-        if ((status = staging.download(device_out, operand(panel, output), q)) != 0) break;
+        if ((status = staging.download(device_out, out, q)) != 0) break;
         if ((status = plugin->event_record(context->panel_done[q], context->queue[q])) != 0) break;
     }
     if (status == 0) {
@@ -178,20 +247,18 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
     if (status == 0) {
         for (int64_t p = delivered; p < panels; ++p) deliver_panel(p);
         if (a_lease) a_lease->keep();
-        for (ResidencyCache::Lease& panel : b_leases) panel.keep();
+        for (ResidencyCache::Lease& part : b_leases) part.keep();
         return Outcome::completed;
     }
 
     staging.synchronize_all();  // nothing may still write into buffers about to be reused
     report_failure(*plugin, step, status);
     if (delivered == 0) return Outcome::failed;
-    for (int64_t p = delivered; p < panels; ++p) {
-        if (!cpu(panel_at(p))) {
-            // Unreachable for calls that came in through an entry point of the same integer
-            // width; stopping beats returning a result that is partly stale.
-            log::write(log::Level::error, "cannot compute a panel on the CPU; stopping");
-            std::abort();
-        }
+    if (!cpu(rest_of_call(op, axis, width, delivered))) {
+        // Unreachable for calls that came in through an entry point of the same integer
+        // width; stopping beats returning a result that is partly stale.
+        log::write(log::Level::error, "cannot compute a panel on the CPU; stopping");
+        std::abort();
     }
     return Outcome::recovered;
 }

@@ -183,17 +183,18 @@ int Staging::send_chunk(std::byte* device, const std::byte* staging, std::size_t
     return plugin_.event_record(context_.chunk_done[current_], context_.queue[q]);
 }
 
-void deliver(const std::byte* packed, const Matrix& out, Triangle part) {
+void deliver(const std::byte* packed, const Matrix& out, Triangle part, int64_t diagonal) {
     const std::size_t column_bytes = out.column_bytes();
     auto* host = const_cast<std::byte*>(out.host);
     parallel_copy(static_cast<std::size_t>(out.extent.cols), out.bytes(), [&](std::size_t column) {
         const auto j = static_cast<int64_t>(column);
+        const int64_t d = j + diagonal;  // the row of this column's diagonal element
         int64_t first = 0;
         int64_t last = out.extent.rows;
-        if (part == Triangle::upper) last = std::min(j + 1, out.extent.rows);
-        if (part == Triangle::strictly_upper) last = std::min(j, out.extent.rows);
-        if (part == Triangle::lower) first = std::min(j, out.extent.rows);
-        if (part == Triangle::strictly_lower) first = std::min(j + 1, out.extent.rows);
+        if (part == Triangle::upper) last = std::min(d + 1, out.extent.rows);
+        if (part == Triangle::strictly_upper) last = std::min(d, out.extent.rows);
+        if (part == Triangle::lower) first = std::min(d, out.extent.rows);
+        if (part == Triangle::strictly_lower) first = std::min(d + 1, out.extent.rows);
         const std::size_t offset = static_cast<std::size_t>(first) * out.element;
         const std::size_t length = static_cast<std::size_t>(last - first) * out.element;
         std::memcpy(

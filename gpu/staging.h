@@ -101,8 +101,9 @@ class Staging {
 // without it (a unit-diagonal TRTRI leaves the diagonal alone).
 enum class Triangle { all, upper, lower, strictly_upper, strictly_lower };
 
-// Writes a packed result into the caller's matrix: all of it, or one triangle.
-void deliver(const std::byte* packed, const Matrix& out, Triangle part);
+// Writes a packed result into the caller's matrix: all of it, or one triangle, whose
+// diagonal meets column 0 at row `diagonal` (a panel of a larger triangle).
+void deliver(const std::byte* packed, const Matrix& out, Triangle part, int64_t diagonal = 0);
 
 // Logs a device failure: the first as a warning, later ones at debug level.
 void report_failure(const gpushim_device_plugin& plugin, const char* step, int status);
