@@ -24,10 +24,7 @@ def main() -> int:
     ap.add_argument("script")
     args = ap.parse_args()
     shim = st.find_shim(args.shim)
-    if not os.access(args.python, os.X_OK) or st.run(
-            [args.python, "-c", "import numpy"], st.make_env(None, None),
-            echo=False).returncode != 0:
-        st.skip(f"NumPy not importable by {args.python}")
+    st.require_numpy(args.python)
     problems = []
     with st.tempdir("example_") as tmp:
         env = st.make_env(shim, None, backend=None, threshold=None,

@@ -295,6 +295,14 @@ def tail(text: str, n: int = 60) -> str:
     return "\n".join(lines[-n:])
 
 
+def require_numpy(python: str) -> None:
+    """Skip (exit 77; in CI a failure) unless `python` exists and imports NumPy."""
+    if not os.access(python, os.X_OK):
+        skip(f"{python} missing")
+    if run([python, "-c", "import numpy"], make_env(None, None), echo=False).returncode != 0:
+        skip(f"NumPy not importable by {python}")
+
+
 def tempdir(prefix: str) -> tempfile.TemporaryDirectory:
     # Kept when GPUSHIM_TEST_KEEP=1, for post-mortems.
     if os.environ.get("GPUSHIM_TEST_KEEP") == "1":

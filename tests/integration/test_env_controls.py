@@ -65,11 +65,7 @@ def main() -> int:
     ap = st.arg_parser(__doc__, python="/usr/bin/python3")
     args = ap.parse_args()
     shim = st.find_shim(args.shim)
-    if not os.access(args.python, os.X_OK):
-        st.skip(f"{args.python} missing")
-    if st.run([args.python, "-c", "import numpy"], st.make_env(None, None),
-              echo=False).returncode != 0:
-        st.skip(f"NumPy not importable by {args.python}")
+    st.require_numpy(args.python)
     backend = st.test_backend()
     plugin_path = backend if "/" in backend else os.path.join(os.path.dirname(shim),
                                                               f"libgpushim_{backend}.so")

@@ -112,11 +112,7 @@ def main() -> int:
     ap = st.arg_parser(__doc__, python="/usr/bin/python3")
     args = ap.parse_args()
     shim = st.find_shim(args.shim)
-    if not os.access(args.python, os.X_OK):
-        st.skip(f"{args.python} missing")
-    if st.run([args.python, "-c", "import numpy"], st.make_env(None, None),
-              echo=False).returncode != 0:
-        st.skip(f"NumPy not importable by {args.python}")
+    st.require_numpy(args.python)
 
     # name, scenario, extra env, (bytes_h2d, bytes_reused) or None
     cases = [

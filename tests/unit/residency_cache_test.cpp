@@ -7,42 +7,16 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
-#include <map>
 #include <optional>
 #include <vector>
 
 #include "gpu/device_memory_pool.h"
+#include "tests/unit/fake_device_memory.h"
 
 namespace gpushim::gpu {
 namespace {
 
-struct FakeDevice {
-    std::size_t capacity = std::size_t{64} << 20;
-    std::size_t used = 0;
-    std::map<void*, std::size_t> blocks;
-};
-FakeDevice device;
-
-int fake_alloc(void** block, std::size_t bytes) {
-    if (device.used + bytes > device.capacity) return 2;
-    *block = ::operator new(bytes);
-    device.blocks[*block] = bytes;
-    device.used += bytes;
-    return 0;
-}
-int fake_free(void* block) {
-    device.used -= device.blocks.at(block);
-    device.blocks.erase(block);
-    ::operator delete(block);
-    return 0;
-}
-
-gpushim_device_plugin fake_plugin() {
-    gpushim_device_plugin plugin{};
-    plugin.device_alloc = fake_alloc;
-    plugin.device_free = fake_free;
-    return plugin;
-}
+using test::fake_memory;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 
@@ -53,11 +27,14 @@ ResidencyCache::Key key(uintptr_t address, int64_t n = 512) {
 
 class ResidencyCacheTest : public testing::Test {
   protected:
-    void SetUp() override { device = FakeDevice{}; }
+    void SetUp() override {
+        fake_memory = {};
+        fake_memory.capacity = std::size_t{64} << 20;
+    }
     void TearDown() override {
         cache_.release_unused();
         pool_.trim();
-        EXPECT_TRUE(device.blocks.empty());
+        EXPECT_TRUE(fake_memory.blocks.empty());
     }
     // The lease of an operand seen for the second time: the first sighting gets none.
     std::optional<ResidencyCache::Lease> admit(const ResidencyCache::Key& key, std::size_t bytes) {
@@ -65,7 +42,7 @@ class ResidencyCacheTest : public testing::Test {
         return cache_.lease(key, bytes);
     }
 
-    const gpushim_device_plugin plugin_ = fake_plugin();
+    const gpushim_device_plugin plugin_ = test::fake_memory_plugin();
     DeviceMemoryPool pool_{plugin_};
     ResidencyCache cache_{plugin_, pool_, 8 * kMiB};
 };
@@ -75,7 +52,7 @@ TEST_F(ResidencyCacheTest, AnOperandSeenOnceGetsNoEntry) {
         EXPECT_FALSE(cache_.lease(key(address), kMiB).has_value());
     }
     EXPECT_EQ(cache_.entry_count(), 0u);
-    EXPECT_EQ(device.used, 0u);
+    EXPECT_EQ(fake_memory.used, 0u);
     EXPECT_TRUE(cache_.lease(key(0x1000), kMiB).has_value());  // the second time
     // Keys seen long ago are forgotten.
     for (uintptr_t i = 0; i <= ResidencyCache::kSeenKeys; ++i) {
@@ -181,7 +158,7 @@ TEST_F(ResidencyCacheTest, NothingIsEvictedWhenThatCannotMakeRoom) {
     EXPECT_FALSE(admit(key(0x3000), 4 * kMiB).has_value());  // 6 + 4 > 8 whatever goes
     EXPECT_EQ(cache_.entry_count(), 2u);
     EXPECT_TRUE(cache_.lease(key(0x1000), kMiB).has_value());  // still there
-    EXPECT_EQ(device.used, 7 * kMiB);
+    EXPECT_EQ(fake_memory.used, 7 * kMiB);
 }
 
 TEST_F(ResidencyCacheTest, ABlockLargerThanAskedForCountsWhole) {
@@ -189,11 +166,11 @@ TEST_F(ResidencyCacheTest, ABlockLargerThanAskedForCountsWhole) {
     auto lease = admit(key(0x1000), 3 * kMiB);
     ASSERT_TRUE(lease.has_value());
     EXPECT_EQ(cache_.held_bytes(), 4 * kMiB);
-    EXPECT_EQ(device.used, 4 * kMiB);
+    EXPECT_EQ(fake_memory.used, 4 * kMiB);
 }
 
 TEST_F(ResidencyCacheTest, NoRoomOnTheDeviceMeansNoLease) {
-    device.capacity = 3 * kMiB;
+    fake_memory.capacity = 3 * kMiB;
     auto held = admit(key(0x1000), 2 * kMiB);
     ASSERT_TRUE(held.has_value());
     EXPECT_FALSE(admit(key(0x2000), 2 * kMiB).has_value());
@@ -202,7 +179,7 @@ TEST_F(ResidencyCacheTest, NoRoomOnTheDeviceMeansNoLease) {
 }
 
 TEST_F(ResidencyCacheTest, UnusedEntriesAreFreedWhenThePoolRunsShort) {
-    device.capacity = 8 * kMiB;  // room for the two entries and nothing else
+    fake_memory.capacity = 8 * kMiB;  // room for the two entries and nothing else
     pool_.on_shortage([this] { return cache_.release_unused(); });
     ASSERT_TRUE(admit(key(0x1000), 4 * kMiB).has_value());
     auto in_use = admit(key(0x2000), 4 * kMiB);

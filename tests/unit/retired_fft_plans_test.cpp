@@ -6,57 +6,40 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
-#include <map>
 #include <memory>
 #include <vector>
 
 #include "gpu/device_memory_pool.h"
+#include "tests/unit/fake_device_memory.h"
 
 namespace gpushim::gpu {
 namespace {
 
-// A device of `capacity` bytes; a plan holds kPlanBytes of it until destroyed.
-struct FakeDevice {
-    static constexpr std::size_t kPlanBytes = std::size_t{256} << 10;
-    std::size_t capacity = std::size_t{1} << 20;
-    std::size_t used = 0;
-    std::map<void*, std::size_t> blocks;
-    int plans_made = 0;
-    int plans_destroyed = 0;
-};
-FakeDevice device;
+using test::fake_memory;
 
-int fake_alloc(void** block, std::size_t bytes) {
-    if (device.used + bytes > device.capacity) return 2;
-    *block = ::operator new(bytes);
-    device.blocks[*block] = bytes;
-    device.used += bytes;
-    return 0;
-}
-int fake_free(void* block) {
-    device.used -= device.blocks.at(block);
-    device.blocks.erase(block);
-    ::operator delete(block);
-    return 0;
-}
+// A plan holds kPlanBytes of the fake device's memory until destroyed.
+struct PlanCounts {
+    static constexpr std::size_t kPlanBytes = std::size_t{256} << 10;
+    int destroyed = 0;
+};
+PlanCounts plan_counts;
+
 int fake_plan_create(const gpushim_fft_desc*, gpushim_fft_plan* plan) {
-    if (device.used + FakeDevice::kPlanBytes > device.capacity) return 2;
-    device.used += FakeDevice::kPlanBytes;
-    ++device.plans_made;
+    if (fake_memory.used + PlanCounts::kPlanBytes > fake_memory.capacity)
+        return test::kFakeOutOfMemory;
+    fake_memory.used += PlanCounts::kPlanBytes;
     *plan = reinterpret_cast<gpushim_fft_plan>(::operator new(1));
     return 0;
 }
 int fake_plan_destroy(gpushim_fft_plan plan) {
-    device.used -= FakeDevice::kPlanBytes;
-    ++device.plans_destroyed;
+    fake_memory.used -= PlanCounts::kPlanBytes;
+    ++plan_counts.destroyed;
     ::operator delete(reinterpret_cast<void*>(plan));
     return 0;
 }
 
 gpushim_device_plugin fake_plugin() {
-    gpushim_device_plugin plugin{};
-    plugin.device_alloc = fake_alloc;
-    plugin.device_free = fake_free;
+    gpushim_device_plugin plugin = test::fake_memory_plugin();
     plugin.fft_plan_create = fake_plan_create;
     plugin.fft_plan_destroy = fake_plan_destroy;
     return plugin;
@@ -82,8 +65,11 @@ gpushim_fft_plan make_plan(const gpushim_device_plugin& plugin, const gpushim_ff
 
 class RetiredFftPlansTest : public testing::Test {
   protected:
-    void SetUp() override { device = FakeDevice{}; }
-    void TearDown() override { EXPECT_TRUE(device.blocks.empty()); }
+    void SetUp() override {
+        fake_memory = {};
+        plan_counts = {};
+    }
+    void TearDown() override { EXPECT_TRUE(fake_memory.blocks.empty()); }
     const gpushim_device_plugin plugin_ = fake_plugin();
 };
 
@@ -107,12 +93,12 @@ TEST_F(RetiredFftPlansTest, OnlyTheSameTransformAdoptsAPlan) {
     same.n[2] = 77;  // beyond the rank: not part of the transform
     EXPECT_EQ(retired.adopt(same), plan);
     EXPECT_EQ(retired.adopt(desc), nullptr);  // it is the caller's now
-    EXPECT_EQ(device.plans_destroyed, 0);
+    EXPECT_EQ(plan_counts.destroyed, 0);
     plugin_.fft_plan_destroy(plan);
 }
 
 TEST_F(RetiredFftPlansTest, TheMostRecentlyRetiredAreKept) {
-    device.capacity = 64 * FakeDevice::kPlanBytes;
+    fake_memory.capacity = 64 * PlanCounts::kPlanBytes;
     RetiredFftPlans retired(plugin_);
     const int64_t count = static_cast<int64_t>(RetiredFftPlans::kCapacity) + 2;
     std::vector<gpushim_fft_plan> plans;
@@ -121,15 +107,15 @@ TEST_F(RetiredFftPlansTest, TheMostRecentlyRetiredAreKept) {
         retired.retire(transform(n), plans.back());
     }
     EXPECT_EQ(retired.size(), RetiredFftPlans::kCapacity);
-    EXPECT_EQ(device.plans_destroyed, 2);  // the two oldest
+    EXPECT_EQ(plan_counts.destroyed, 2);  // the two oldest
     EXPECT_EQ(retired.adopt(transform(1)), nullptr);
     EXPECT_EQ(retired.adopt(transform(2)), nullptr);
     const gpushim_fft_plan newest = retired.adopt(transform(count));
     EXPECT_EQ(newest, plans.back());
     plugin_.fft_plan_destroy(newest);
     EXPECT_TRUE(retired.release_all());
-    EXPECT_EQ(device.plans_destroyed, count);
-    EXPECT_EQ(device.used, 0u);
+    EXPECT_EQ(plan_counts.destroyed, count);
+    EXPECT_EQ(fake_memory.used, 0u);
     EXPECT_FALSE(retired.release_all());
 }
 
@@ -138,16 +124,16 @@ TEST_F(RetiredFftPlansTest, ReleasedWhenThePoolRunsShort) {
     DeviceMemoryPool pool(plugin_);
     pool.on_shortage([&retired] { return retired.release_all(); });
     for (int64_t n : {64, 128, 256}) retired.retire(transform(n), make_plan(plugin_, transform(n)));
-    ASSERT_EQ(device.used, 3 * FakeDevice::kPlanBytes);
+    ASSERT_EQ(fake_memory.used, 3 * PlanCounts::kPlanBytes);
 
     // 1 MiB of device memory: 512 KiB is more than the retired plans leave free.
     const DeviceBlock block = pool.allocate(std::size_t{512} << 10);
     ASSERT_NE(block.data, nullptr);
-    EXPECT_EQ(device.plans_destroyed, 3);
+    EXPECT_EQ(plan_counts.destroyed, 3);
     EXPECT_EQ(retired.size(), 0u);
 
     // Nothing left to release: a request beyond the device fails.
-    EXPECT_EQ(pool.allocate(device.capacity).data, nullptr);
+    EXPECT_EQ(pool.allocate(fake_memory.capacity).data, nullptr);
     pool.release(block);
     pool.trim();
 }
