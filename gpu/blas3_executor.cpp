@@ -1,8 +1,6 @@
 #include "gpu/blas3_executor.h"
 
 #include <algorithm>
-#include <atomic>
-#include <cstring>
 #include <optional>
 #include <vector>
 
