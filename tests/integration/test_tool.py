@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""The `gpushim` command (tools/): info and tune, seen from the shell.
+
+  test_tool.py --shim build/libgpushim.so --tool build/gpushim [--python /usr/bin/python3]
+
+  - --help: usage, exit 0; an unknown command or a routine tune does not measure: exit 2
+  - info, a settings file with GPUSHIM_THRESHOLD_DGEMM=77, the backend under test: names
+    the file, dgemm's threshold, the device, the CPU BLAS library; exit 0
+  - info with a backend that does not exist: says there is no device; exit 0
+  - tune --routines dgemm,sgemm --max-n 160 --write FILE, the backend under test: exit 0;
+    every line of FILE a comment or a GPUSHIM_THRESHOLD_DGEMM/SGEMM setting; a NumPy program
+    under LD_PRELOAD with GPUSHIM_CONFIG=FILE computes right, without a warning
+  - tune with a backend that does not exist: exit 1, saying there is no usable device
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import shimtest as st  # noqa: E402
+
+PRODUCTS = r'''
+import numpy as np
+r = np.random.default_rng(3)
+a = r.standard_normal((300, 200))
+b = r.standard_normal((200, 250))
+c = a @ b
+exact = np.einsum("ij,jk->ik", a, b, optimize=False)
+ok = np.allclose(c, exact, rtol=0, atol=1e-10 * np.abs(exact).max())
+print("RESULTS", "OK" if ok else "WRONG")
+'''
+
+
+def main() -> int:
+    ap = st.arg_parser(__doc__, python="/usr/bin/python3")
+    ap.add_argument("--tool", required=True)
+    args = ap.parse_args()
+    shim = st.find_shim(args.shim)
+    tool = os.path.abspath(args.tool)
+    missing_backend = "/nonexistent/libgpushim_nothing.so"
+    problems = []
+
+    def tool_env(backend=None, extra=None):
+        # The backend under test unless one is named; no LD_PRELOAD: the command is the
+        # library's code itself.
+        chosen = {"backend": backend} if backend is not None else {}
+        return st.make_env(shim, None, preload=False, threshold=None, extra=extra, **chosen)
+
+    def expect(name, res, code, *needles, stream="stdout"):
+        text = res.stdout if stream == "stdout" else res.stderr
+        mine = []
+        if res.returncode != code:
+            mine.append(f"exit {res.returncode}, want {code}")
+        mine += [f"no {needle!r} in its {stream}" for needle in needles if needle not in text]
+        if mine:
+            problems.append(f"{name}: " + "; ".join(mine) +
+                            f"\n  stdout: {res.stdout[-800:]!r}\n  stderr: {res.stderr[-800:]!r}")
+        st.log(f"{name}: {'FAIL' if mine else 'ok'}")
+
+    with st.tempdir("tool_") as tmp:
+        expect("--help", st.run([tool, "--help"], tool_env()), 0, "gpushim tune")
+        expect("unknown command", st.run([tool, "frobnicate"], tool_env()), 2, "usage",
+               stream="stderr")
+        expect("tune of a routine it does not measure",
+               st.run([tool, "tune", "--routines", "dtrsm"], tool_env()), 2, "dtrsm",
+               stream="stderr")
+
+        settings = os.path.join(tmp, "site.conf")
+        with open(settings, "w") as f:
+            f.write("GPUSHIM_THRESHOLD_DGEMM = 77\n")
+        res = st.run([tool, "info"], tool_env(extra={"GPUSHIM_CONFIG": settings}))
+        expect("info", res, 0, f"settings file: {settings}", "dgemm 77", "device: ",
+               "CPU BLAS (dgemm_): /")
+        if st.test_backend() == "hostsim" and "device: hostsim" not in res.stdout:
+            problems.append(f"info: the device is not hostsim's: {res.stdout[-800:]!r}")
+        expect("info without a device",
+               st.run([tool, "info"], tool_env(backend=missing_backend)), 0, "device: none")
+
+        written = os.path.join(tmp, "tuned.conf")
+        res = st.run([tool, "tune", "--routines", "dgemm,sgemm", "--max-n", "160",
+                      "--seconds", "20", "--write", written], tool_env(), timeout=300)
+        expect("tune", res, 0, "# dgemm: n, CPU ms, device ms", "written to")
+        lines = open(written).read().splitlines() if os.path.isfile(written) else []
+        settings_lines = [line for line in lines if not line.startswith("#")]
+        bad = [line for line in settings_lines
+               if not re.fullmatch(r"GPUSHIM_THRESHOLD_[DS]GEMM=\d+", line)]
+        if not lines or bad:
+            problems.append(f"tune wrote {len(lines)} lines, {bad[:3]} not settings")
+        if not any(re.search(r"THRESHOLD_DGEMM", line) for line in lines):
+            problems.append("tune wrote nothing about dgemm")
+        st.require_numpy(args.python)
+        prog = os.path.join(tmp, "products.py")
+        with open(prog, "w") as f:
+            f.write(PRODUCTS)
+        res = st.run([args.python, prog],
+                     st.make_env(shim, None, threshold=None, extra={"GPUSHIM_CONFIG": written}))
+        if res.returncode != 0 or "RESULTS OK" not in res.stdout or "warning" in res.stderr:
+            problems.append(f"the tuned settings under LD_PRELOAD: exit {res.returncode}, "
+                            f"{res.stdout.strip()!r}, stderr {res.stderr[-500:]!r}")
+
+        expect("tune without a device",
+               st.run([tool, "tune", "--routines", "dgemm", "--max-n", "64"],
+                      tool_env(backend=missing_backend)), 1, "no usable device",
+               stream="stderr")
+
+    if problems:
+        st.fail("\n".join(problems))
+    st.log("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

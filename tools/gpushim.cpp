@@ -1,0 +1,103 @@
+// The `gpushim` command: `gpushim info` says what the library would do in this
+// environment; `gpushim tune` measures the thresholds for this machine.
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "dispatch/settings_file.h"
+#include "gpu/backend.h"
+#include "tools/info_command.h"
+#include "tools/tune_command.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: gpushim info\n"
+    "       gpushim tune [--routines dgemm,sgemm,...] [--max-n N] [--seconds S] [--write FILE]\n"
+    "\n"
+    "info  the settings in effect (environment and settings file), the device plugin and its\n"
+    "      device, and the CPU libraries calls go to\n"
+    "tune  times GEMM on the CPU library and on the device (from host memory) at growing\n"
+    "      sizes, and prints GPUSHIM_THRESHOLD_<ROUTINE> settings: the size from which the\n"
+    "      device was faster (default: sgemm,dgemm,cgemm,zgemm, up to n = 8192, 120 s);\n"
+    "      --write FILE also writes them to a settings file (GPUSHIM_CONFIG=FILE)\n";
+
+int usage_error(const std::string& why) {
+    std::fprintf(stderr, "gpushim: %s\n%s", why.c_str(), kUsage);
+    return 2;
+}
+
+bool parse_number(std::string_view text, double min, double& value) {
+    char* end = nullptr;
+    const std::string copy(text);
+    value = std::strtod(copy.c_str(), &end);
+    return !copy.empty() && end == copy.c_str() + copy.size() && value >= min;
+}
+
+// A GPUSHIM_BACKEND name (not a path) means the plugin beside libgpushim.so, which finds
+// it beside itself; the command is built beside the library and finds it beside itself.
+void resolve_backend_beside_command() {
+    const char* configured = gpushim::setting("GPUSHIM_BACKEND");
+    const std::string name = configured != nullptr && *configured != '\0' ? configured : "cuda";
+    char executable[PATH_MAX];
+    const ssize_t length = readlink("/proc/self/exe", executable, sizeof executable - 1);
+    if (length <= 0) return;
+    const std::string path(executable, static_cast<std::size_t>(length));
+    const std::string directory = path.substr(0, path.rfind('/'));
+    setenv("GPUSHIM_BACKEND", gpushim::gpu::plugin_path(name, directory).c_str(), 1);
+}
+
+bool known_gemm(const std::string& routine) {
+    return routine == "sgemm" || routine == "dgemm" || routine == "cgemm" || routine == "zgemm";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) return usage_error("no command");
+    const std::string_view command = argv[1];
+    if (command == "-h" || command == "--help") {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
+    resolve_backend_beside_command();
+    if (command == "info") {
+        if (argc > 2) return usage_error("info takes no arguments");
+        return gpushim::tools::run_info();
+    }
+    if (command != "tune") return usage_error("unknown command '" + std::string(command) + "'");
+
+    gpushim::tools::TuneOptions options;
+    for (int i = 2; i < argc; ++i) {
+        const std::string_view option = argv[i];
+        if (i + 1 >= argc) return usage_error(std::string(option) + " needs a value");
+        const std::string_view value = argv[++i];
+        double number = 0;
+        if (option == "--routines") {
+            options.routines.clear();
+            for (std::size_t start = 0; start <= value.size();) {
+                const std::size_t comma = std::min(value.find(',', start), value.size());
+                const std::string routine(value.substr(start, comma - start));
+                if (!known_gemm(routine))
+                    return usage_error("tune measures sgemm, dgemm, cgemm, zgemm; not '" + routine +
+                                       "'");
+                options.routines.push_back(routine);
+                start = comma + 1;
+            }
+        } else if (option == "--max-n" && parse_number(value, 64, number)) {
+            options.max_n = static_cast<int64_t>(number);
+        } else if (option == "--seconds" && parse_number(value, 1, number)) {
+            options.seconds = number;
+        } else if (option == "--write") {
+            options.write_path = value;
+        } else {
+            return usage_error("bad option or value: " + std::string(option) + " " +
+                               std::string(value));
+        }
+    }
+    return gpushim::tools::run_tune(options);
+}

@@ -1,0 +1,94 @@
+#include "tools/info_command.h"
+
+#include <dlfcn.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "dispatch/config.h"
+#include "dispatch/routines.h"
+#include "dispatch/settings_file.h"
+#include "fallback/symbol_resolver.h"
+#include "gpu/backend.h"
+
+namespace gpushim::tools {
+namespace {
+
+std::string library_of(const char* symbol, const std::string& override_path) {
+    void* address = fallback::find_cpu_symbol(symbol, override_path);
+    if (address == nullptr) return "not found";
+    Dl_info info{};
+    if (dladdr(address, &info) == 0 || info.dli_fname == nullptr) return "(unknown library)";
+    return info.dli_fname;
+}
+
+std::string or_default(const std::string& value, const char* fallback) {
+    return value.empty() ? fallback : value;
+}
+
+}  // namespace
+
+int run_info() {
+    std::printf("gpushim %s\n", GPUSHIM_VERSION);
+
+    const SettingsFile& file = process_settings_file();
+    std::printf("settings file: %s\n", or_default(file.path, "none").c_str());
+    const Config& settings = config();  // warns here about bad values, as the library would
+    std::printf("GPUSHIM_DISABLE: %s\n", settings.disabled ? "1 (everything on the CPU)" : "0");
+    std::printf("GPUSHIM_BACKEND: %s\n", settings.backend.c_str());
+    std::printf("GPUSHIM_COPY_THREADS: %u\n", settings.copy_threads);
+    std::printf("GPUSHIM_PANEL_BYTES: %zu\n", settings.panel_bytes);
+    if (settings.cache_bytes) {
+        std::printf("GPUSHIM_CACHE_BYTES: %zu\n", *settings.cache_bytes);
+    } else {
+        std::printf("GPUSHIM_CACHE_BYTES: a quarter of the device's memory\n");
+    }
+    std::printf("GPUSHIM_REPORT: %s\n", or_default(settings.report, "off").c_str());
+
+    for (const char* name : {"GPUSHIM_THRESHOLD", "GPUSHIM_THRESHOLD_FFT"}) {
+        const char* value = setting(name);
+        std::printf("%s: %s\n", name, value != nullptr ? value : "unset");
+    }
+    std::printf(
+        "thresholds set per routine (cbrt(multiply-adds) for BLAS, the order for "
+        "LAPACK, points for FFTs):");
+    bool any = false;
+    for (std::size_t i = 0; i < kRoutineCount; ++i) {
+        const auto routine = static_cast<Routine>(i);
+        std::string variable = "GPUSHIM_THRESHOLD_";
+        for (char c : routine_name(routine)) variable += static_cast<char>(std::toupper(c));
+        if (setting(variable.c_str()) == nullptr) continue;
+        const double size = settings.offload_size[i];
+        std::printf("%s %s %.6g", any ? "," : "", std::string(routine_name(routine)).c_str(),
+                    is_fft(routine) ? size : std::cbrt(size));
+        any = true;
+    }
+    std::printf("%s\n", any ? "" : " none");
+    std::printf("default thresholds:");
+    for (const char* name :
+         {"sgemm", "zgemm", "dgetrf", "zgetrf", "dsyevd", "zheevd", "fftw_dft"}) {
+        for (std::size_t i = 0; i < kRoutineCount; ++i) {
+            const auto routine = static_cast<Routine>(i);
+            if (routine_name(routine) == name)
+                std::printf(" %s %.6g", name, default_threshold(routine));
+        }
+    }
+    std::printf("\n");
+
+    const gpushim_device_plugin* plugin = gpu::backend();
+    std::printf("device: %s\n", gpu::backend_summary().c_str());
+    if (std::size_t free_bytes = 0, total_bytes = 0;
+        plugin != nullptr && plugin->memory_info(&free_bytes, &total_bytes) == 0) {
+        std::printf("device memory: %.2f GB free of %.2f GB\n", free_bytes * 1e-9,
+                    total_bytes * 1e-9);
+    }
+
+    std::printf("CPU BLAS (dgemm_): %s\n", library_of("dgemm_", settings.cpu_blas).c_str());
+    std::printf("CPU LAPACK (dgesv_): %s\n", library_of("dgesv_", settings.cpu_blas).c_str());
+    std::printf("FFTW (fftw_execute): %s\n", library_of("fftw_execute", settings.cpu_fftw).c_str());
+    return 0;
+}
+
+}  // namespace gpushim::tools
