@@ -242,6 +242,11 @@ if [[ ! -f $shim ]]; then
 else
     note "artifacts: libgpushim.so yes; $(basename "$plugin") $([[ -f $plugin ]] && echo yes || echo 'NO (offload impossible)')"
 fi
+# What the library makes of this machine (settings, device, CPU libraries): logs/gpushim_info.log.
+if [[ -x $build/gpushim ]]; then
+    GPUSHIM_BACKEND=$backend GPUSHIM_CONFIG= timeout 60 "$build/gpushim" info >"$results/logs/gpushim_info.log" 2>&1
+    note "gpushim info: $(grep -m1 '^device: ' "$results/logs/gpushim_info.log" || echo 'no device line (logs/gpushim_info.log)')"
+fi
 
 # A CPU BLAS with the standard Fortran names, for NVBLAS and the shim's dgemm_ fallback:
 # Debian OpenBLAS, else bench/blas_prefix_adapter.c over pip SciPy's scipy_-named one.
