@@ -151,6 +151,7 @@ std::size_t FingerprintHasher::absorb(const std::byte* bytes, std::size_t length
 #endif
 
 void FingerprintHasher::update(const std::byte* bytes, std::size_t length, std::byte* copy) {
+    if (length == 0) return;  // `bytes` may then be null, which memcpy does not allow
     length_ += length;
     // Bytes of `copy` are written where `bytes` were read: one pass over the source.
     const auto copy_plain = [&](std::size_t count) {

@@ -252,7 +252,7 @@ struct Matrix {
 template <class T>
 bool identical(const Matrix<T>& x, const Matrix<T>& y) {
     return x.v.size() == y.v.size() &&
-           std::memcmp(x.v.data(), y.v.data(), x.v.size() * sizeof(T)) == 0;
+           (x.v.empty() || std::memcmp(x.v.data(), y.v.data(), x.v.size() * sizeof(T)) == 0);
 }
 
 bool in_triangle(char uplo, int i, int j) {
