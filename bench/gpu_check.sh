@@ -244,7 +244,7 @@ else
 fi
 # What the library makes of this machine (settings, device, CPU libraries): logs/gpushim_info.log.
 if [[ -x $build/gpushim ]]; then
-    GPUSHIM_BACKEND=$backend GPUSHIM_CONFIG= timeout 60 "$build/gpushim" info >"$results/logs/gpushim_info.log" 2>&1
+    GPUSHIM_BACKEND=$backend GPUSHIM_CONFIG= timeout -k 5 60 "$build/gpushim" info >"$results/logs/gpushim_info.log" 2>&1
     note "gpushim info: $(grep -m1 '^device: ' "$results/logs/gpushim_info.log" || echo 'no device line (logs/gpushim_info.log)')"
 fi
 

@@ -1,7 +1,6 @@
 #include "gpu/residency_cache.h"
 
 #include <algorithm>
-#include <iterator>
 
 #include "dispatch/config.h"
 #include "gpu/staging.h"

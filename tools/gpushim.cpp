@@ -23,19 +23,21 @@ constexpr const char* kUsage =
     "      device, and the CPU libraries calls go to\n"
     "tune  times GEMM on the CPU library and on the device (from host memory) at growing\n"
     "      sizes, and prints GPUSHIM_THRESHOLD_<ROUTINE> settings: the size from which the\n"
-    "      device was faster (default: sgemm,dgemm,cgemm,zgemm, up to n = 8192, 120 s);\n"
-    "      --write FILE also writes them to a settings file (GPUSHIM_CONFIG=FILE)\n";
+    "      device was faster (default: sgemm,dgemm,cgemm,zgemm, n up to 8192 (at most\n"
+    "      65536), 120 s); --write FILE also writes them to a settings file, replacing it\n"
+    "      (GPUSHIM_CONFIG=FILE); GPUSHIM_CPU_BLAS names the CPU library to time\n";
 
 int usage_error(const std::string& why) {
     std::fprintf(stderr, "gpushim: %s\n%s", why.c_str(), kUsage);
     return 2;
 }
 
-bool parse_number(std::string_view text, double min, double& value) {
+// A number in [min, max] (which also keeps out inf and NaN).
+bool parse_number(std::string_view text, double min, double max, double& value) {
     char* end = nullptr;
     const std::string copy(text);
     value = std::strtod(copy.c_str(), &end);
-    return !copy.empty() && end == copy.c_str() + copy.size() && value >= min;
+    return !copy.empty() && end == copy.c_str() + copy.size() && value >= min && value <= max;
 }
 
 // A GPUSHIM_BACKEND name (not a path) means the plugin beside libgpushim.so, which finds
@@ -44,8 +46,8 @@ void resolve_backend_beside_command() {
     const char* configured = gpushim::setting("GPUSHIM_BACKEND");
     const std::string name = configured != nullptr && *configured != '\0' ? configured : "cuda";
     char executable[PATH_MAX];
-    const ssize_t length = readlink("/proc/self/exe", executable, sizeof executable - 1);
-    if (length <= 0) return;
+    const ssize_t length = readlink("/proc/self/exe", executable, sizeof executable);
+    if (length <= 0 || length == static_cast<ssize_t>(sizeof executable)) return;
     const std::string path(executable, static_cast<std::size_t>(length));
     const std::string directory = path.substr(0, path.rfind('/'));
     setenv("GPUSHIM_BACKEND", gpushim::gpu::plugin_path(name, directory).c_str(), 1);
@@ -88,9 +90,9 @@ int main(int argc, char** argv) {
                 options.routines.push_back(routine);
                 start = comma + 1;
             }
-        } else if (option == "--max-n" && parse_number(value, 64, number)) {
+        } else if (option == "--max-n" && parse_number(value, 64, 65536, number)) {
             options.max_n = static_cast<int64_t>(number);
-        } else if (option == "--seconds" && parse_number(value, 1, number)) {
+        } else if (option == "--seconds" && parse_number(value, 1, 86400, number)) {
             options.seconds = number;
         } else if (option == "--write") {
             options.write_path = value;

@@ -1,5 +1,7 @@
 #include "tools/tune_command.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "dispatch/blas3_call.h"
+#include "dispatch/config.h"
 #include "fallback/fortran_blas3.h"
 #include "fallback/symbol_resolver.h"
 #include "gpu/backend.h"
@@ -75,22 +78,34 @@ bool cpu_part(const Blas3Op& op) {
     return call_cpu(tuned_cpu_function, op);
 }
 
-// C = A B for n x n operands, on the CPU library and on the device (from host memory, as
-// a program's call gets there), at growing sizes up to max_n or the budget.
-std::vector<TuneMeasurement> measure(const std::string& routine, int64_t max_n, double budget,
-                                     std::string& problem) {
+// The sizes measured: from 64 up by about 1.5 (multiples of 32), and max_n itself last.
+int64_t next_size(int64_t n, int64_t max_n) {
+    const int64_t next = (n * 3 / 2 + 31) / 32 * 32;
+    return n < max_n && next > max_n ? max_n : next;
+}
+
+// C = A B for n x n operands, on the CPU library's `cpu_function` and on the device (from
+// host memory, as a program's call gets there), at growing sizes up to max_n, while the
+// next size is predicted to fit in the budget.
+std::vector<TuneMeasurement> measure(const std::string& routine, void* cpu_function, int64_t max_n,
+                                     double budget, std::string& problem) {
     const gpushim_precision precision = precision_of(routine.front());
-    const std::string symbol = routine + "_";
-    tuned_cpu_function = fallback::resolve_cpu_symbol(symbol.c_str());
+    tuned_cpu_function = cpu_function;
     const std::size_t element = element_size(precision);
     std::mt19937_64 rng(1);
     std::uniform_real_distribution<float> value(-1.0f, 1.0f);
 
     std::vector<TuneMeasurement> measurements;
     const auto start = Clock::now();
-    for (int64_t n = 64; n <= max_n; n = (n * 3 / 2 + 31) / 32 * 32) {
+    double last_size_seconds = 0;
+    for (int64_t n = 64; n <= max_n; n = next_size(n, max_n)) {
+        // A size costs about (3/2)^3 times the one before, in each of 2 x 4 runs.
         const double left = budget - seconds_since(start);
-        if (left <= 0) break;
+        if (left <= 0 || last_size_seconds * 3.4 > left) {
+            if (left <= 0 || !measurements.empty()) problem = "the time budget (--seconds) ran out";
+            break;
+        }
+        const auto size_start = Clock::now();
         const std::size_t bytes = static_cast<std::size_t>(n * n) * element;
         std::vector<unsigned char> a(bytes), b(bytes), c(bytes);
         // Random reals in every component (random bytes would make NaNs and infinities).
@@ -116,7 +131,7 @@ std::vector<TuneMeasurement> measure(const std::string& routine, int64_t max_n, 
         op.lda = op.ldb = op.ldc = n;
 
         const double share = left / 4;  // each path's share of what is left, roughly
-        const double cpu = best_time([&] { return call_cpu(tuned_cpu_function, op); }, share);
+        const double cpu = best_time([&] { return call_cpu(cpu_function, op); }, share);
         const double device = best_time(
             [&] {
                 gpu::Transfers transfers;
@@ -128,12 +143,19 @@ std::vector<TuneMeasurement> measure(const std::string& routine, int64_t max_n, 
             break;
         }
         measurements.push_back({n, cpu, device});
+        last_size_seconds = seconds_since(size_start);
         if (device * 2 < cpu && measurements.size() >= 3 &&
             std::all_of(measurements.end() - 3, measurements.end(),
                         [](const TuneMeasurement& m) { return m.device_seconds < m.cpu_seconds; }))
             break;  // well past the crossover: larger sizes only widen the gap
     }
     return measurements;
+}
+
+std::string library_of(const void* function) {
+    Dl_info info{};
+    if (dladdr(function, &info) == 0 || info.dli_fname == nullptr) return "(unknown library)";
+    return info.dli_fname;
 }
 
 std::string upper(std::string text) {
@@ -164,16 +186,25 @@ int run_tune(const TuneOptions& options) {
                      gpu::backend_summary().c_str());
         return 1;
     }
-    std::string text = "# gpushim tune: GEMM from host memory against the CPU library, on " +
-                       gpu::backend_summary() + "\n";
+    std::string written = "# gpushim tune: GEMM from host memory against the CPU library, on " +
+                          gpu::backend_summary() + "\n";
+    std::fputs(written.c_str(), stdout);
     const double budget = options.seconds / static_cast<double>(options.routines.size());
-    std::string written;
+    bool complete = true;
     char line[256];
     for (const std::string& routine : options.routines) {
+        const std::string symbol = routine + "_";
+        void* cpu_function = fallback::find_cpu_symbol(symbol.c_str(), config().cpu_blas);
+        std::string text = "#\n# " + routine + ": the CPU's " +
+                           (cpu_function != nullptr ? library_of(cpu_function) : "(none)") +
+                           " against the device; n, CPU ms, device ms\n";
         std::string problem;
-        const std::vector<TuneMeasurement> measurements =
-            measure(routine, options.max_n, budget, problem);
-        text += "#\n# " + routine + ": n, CPU ms, device ms\n";
+        std::vector<TuneMeasurement> measurements;
+        if (cpu_function == nullptr) {
+            problem = "no CPU library defines " + symbol + " (set GPUSHIM_CPU_BLAS)";
+        } else {
+            measurements = measure(routine, cpu_function, options.max_n, budget, problem);
+        }
         for (const TuneMeasurement& m : measurements) {
             std::snprintf(line, sizeof line, "#   %6lld %12.3f %12.3f\n",
                           static_cast<long long>(m.n), m.cpu_seconds * 1e3, m.device_seconds * 1e3);
@@ -184,19 +215,21 @@ int run_tune(const TuneOptions& options) {
         const std::string variable = "GPUSHIM_THRESHOLD_" + upper(routine);
         if (from > 0) {
             text += variable + "=" + std::to_string(from) + "\n";
+        } else if (measurements.empty()) {
+            text += "# " + variable + ": not measured; the default stays\n";
+            complete = false;
         } else {
-            const int64_t largest = measurements.empty() ? 0 : measurements.back().n;
-            text += "# " + variable + ": the CPU was as fast at every size measured (up to " +
-                    std::to_string(largest) + "); the default stays\n";
+            text += "# " + variable + ": the device was not faster at the largest size measured (" +
+                    std::to_string(measurements.back().n) + "); the default stays\n";
         }
         std::fputs(text.c_str(), stdout);
         std::fflush(stdout);
         written += text;
-        text.clear();
     }
     if (!options.write_path.empty()) {
-        std::ofstream out(options.write_path);
+        std::ofstream out(options.write_path, std::ios::trunc);
         out << written;
+        out.close();
         if (!out) {
             std::fprintf(stderr, "gpushim tune: cannot write %s\n", options.write_path.c_str());
             return 1;
@@ -204,7 +237,7 @@ int run_tune(const TuneOptions& options) {
         std::printf("# written to %s (use it with GPUSHIM_CONFIG=%s)\n", options.write_path.c_str(),
                     options.write_path.c_str());
     }
-    return 0;
+    return complete ? 0 : 1;
 }
 
 }  // namespace gpushim::tools

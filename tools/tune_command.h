@@ -15,7 +15,8 @@ struct TuneOptions {
     std::string write_path;  // empty: standard output only
 };
 
-// Returns the process exit status: 0, or 1 when there is no usable device.
+// Returns the process exit status: 0, or 1 when there is no usable device, a routine could
+// not be measured at all, or the file cannot be written.
 int run_tune(const TuneOptions& options);
 
 struct TuneMeasurement {

@@ -8,7 +8,8 @@
     the file, dgemm's threshold, the device, the CPU BLAS library; exit 0
   - info with a backend that does not exist: says there is no device; exit 0
   - tune --routines dgemm,sgemm --max-n 160 --write FILE, the backend under test: exit 0;
-    every line of FILE a comment or a GPUSHIM_THRESHOLD_DGEMM/SGEMM setting; a NumPy program
+    sizes measured on both (the device completed its calls); every line of FILE a comment
+    or a GPUSHIM_THRESHOLD_DGEMM/SGEMM setting; a NumPy program
     under LD_PRELOAD with GPUSHIM_CONFIG=FILE computes right, without a warning
   - tune with a backend that does not exist: exit 1, saying there is no usable device
 """
@@ -82,7 +83,7 @@ def main() -> int:
         written = os.path.join(tmp, "tuned.conf")
         res = st.run([tool, "tune", "--routines", "dgemm,sgemm", "--max-n", "160",
                       "--seconds", "20", "--write", written], tool_env(), timeout=300)
-        expect("tune", res, 0, "# dgemm: n, CPU ms, device ms", "written to")
+        expect("tune", res, 0, "# dgemm: the CPU's ", "n, CPU ms, device ms", "written to")
         lines = open(written).read().splitlines() if os.path.isfile(written) else []
         settings_lines = [line for line in lines if not line.startswith("#")]
         bad = [line for line in settings_lines
@@ -91,6 +92,9 @@ def main() -> int:
             problems.append(f"tune wrote {len(lines)} lines, {bad[:3]} not settings")
         if not any(re.search(r"THRESHOLD_DGEMM", line) for line in lines):
             problems.append("tune wrote nothing about dgemm")
+        measured = [line for line in lines if re.fullmatch(r"#\s+\d+\s+[\d.]+\s+[\d.]+", line)]
+        if len(measured) < 4:  # n = 64, 96, 160 for each routine: the device completed calls
+            problems.append(f"tune measured {len(measured)} sizes: {lines}")
         st.require_numpy(args.python)
         prog = os.path.join(tmp, "products.py")
         with open(prog, "w") as f:
