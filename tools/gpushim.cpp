@@ -17,15 +17,16 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: gpushim info\n"
-    "       gpushim tune [--routines dgemm,sgemm,...] [--max-n N] [--seconds S] [--write FILE]\n"
+    "       gpushim tune [--routines dgemm,dgetrf,...] [--max-n N] [--seconds S] [--write FILE]\n"
     "\n"
     "info  the settings in effect (environment and settings file), the device plugin and its\n"
     "      device, and the CPU libraries calls go to\n"
-    "tune  times GEMM on the CPU library and on the device (from host memory) at growing\n"
-    "      sizes, and prints GPUSHIM_THRESHOLD_<ROUTINE> settings: the size from which the\n"
-    "      device was faster (default: sgemm,dgemm,cgemm,zgemm, n up to 8192 (at most\n"
-    "      65536), 120 s); --write FILE also writes them to a settings file, replacing it\n"
-    "      (GPUSHIM_CONFIG=FILE); GPUSHIM_CPU_BLAS names the CPU library to time\n";
+    "tune  times {s,d,c,z}gemm, getrf and potrf on the CPU library and on the device (from\n"
+    "      host memory) at growing sizes, and prints GPUSHIM_THRESHOLD_<ROUTINE> settings: the\n"
+    "      size from which the device was faster (default: sgemm,dgemm,cgemm,zgemm,dgetrf,\n"
+    "      dpotrf,zgetrf,zpotrf, n up to 8192 (at most 65536), 120 s); --write FILE also\n"
+    "      writes them to a settings file, replacing it (GPUSHIM_CONFIG=FILE);\n"
+    "      GPUSHIM_CPU_BLAS names the CPU library to time\n";
 
 int usage_error(const std::string& why) {
     std::fprintf(stderr, "gpushim: %s\n%s", why.c_str(), kUsage);
@@ -53,8 +54,12 @@ void resolve_backend_beside_command() {
     setenv("GPUSHIM_BACKEND", gpushim::gpu::plugin_path(name, directory).c_str(), 1);
 }
 
-bool known_gemm(const std::string& routine) {
-    return routine == "sgemm" || routine == "dgemm" || routine == "cgemm" || routine == "zgemm";
+// {s,d,c,z}gemm, getrf or potrf.
+bool tunable(const std::string& routine) {
+    if (routine.empty() || std::string_view("sdcz").find(routine[0]) == std::string_view::npos)
+        return false;
+    const std::string kind = routine.substr(1);
+    return kind == "gemm" || kind == "getrf" || kind == "potrf";
 }
 
 }  // namespace
@@ -84,9 +89,9 @@ int main(int argc, char** argv) {
             for (std::size_t start = 0; start <= value.size();) {
                 const std::size_t comma = std::min(value.find(',', start), value.size());
                 const std::string routine(value.substr(start, comma - start));
-                if (!known_gemm(routine))
-                    return usage_error("tune measures sgemm, dgemm, cgemm, zgemm; not '" + routine +
-                                       "'");
+                if (!tunable(routine))
+                    return usage_error("tune measures {s,d,c,z}gemm, getrf and potrf; not '" +
+                                       routine + "'");
                 options.routines.push_back(routine);
                 start = comma + 1;
             }

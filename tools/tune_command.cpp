@@ -11,16 +11,21 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <random>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "dispatch/blas3_call.h"
 #include "dispatch/config.h"
+#include "dispatch/lapack_call.h"
 #include "fallback/fortran_blas3.h"
 #include "fallback/symbol_resolver.h"
 #include "gpu/backend.h"
 #include "gpu/blas3_executor.h"
+#include "gpu/lapack_executor.h"
 
 namespace gpushim::tools {
 namespace {
@@ -31,13 +36,24 @@ double seconds_since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// The best of a few runs of `run` (after one unmeasured run), within about `budget`
-// seconds; a negative time when `run` fails.
-double best_time(const std::function<bool()>& run, double budget) {
+// One size of one routine: fresh inputs (made outside the timing), then the call on the
+// CPU library or on the device; false when the call fails.
+struct SizeRun {
+    std::function<void()> prepare;
+    std::function<bool()> on_cpu;
+    std::function<bool()> on_device;
+};
+
+// The best of a few runs of `run` (each after `prepare`, and after one unmeasured run),
+// within about `budget` seconds; a negative time when `run` fails.
+double best_time(const std::function<void()>& prepare, const std::function<bool()>& run,
+                 double budget) {
+    prepare();
     if (!run()) return -1;
     double best = 1e300;
     const auto start = Clock::now();
     for (int i = 0; i < 3 && (i == 0 || seconds_since(start) < budget); ++i) {
+        prepare();
         const auto t0 = Clock::now();
         if (!run()) return -1;
         best = std::min(best, seconds_since(t0));
@@ -58,24 +74,128 @@ gpushim_precision precision_of(char letter) {
     }
 }
 
-bool call_cpu(void* function, const Blas3Op& op) {
-    switch (op.precision) {
-        case GPUSHIM_PREC_S:
-            return fallback::call_fortran_blas3<float, int>(function, op);
-        case GPUSHIM_PREC_D:
-            return fallback::call_fortran_blas3<double, int>(function, op);
-        case GPUSHIM_PREC_C:
-            return fallback::call_fortran_blas3<std::complex<float>, int>(function, op);
-        case GPUSHIM_PREC_Z:
-            return fallback::call_fortran_blas3<std::complex<double>, int>(function, op);
+// An n x n matrix of random reals in every component (random bytes would make NaNs and
+// infinities), plus `diagonal` on the diagonal (which makes it well conditioned; with only
+// its lower triangle read, Hermitian positive definite).
+template <class T>
+std::shared_ptr<std::vector<T>> random_matrix(int64_t n, double diagonal, std::mt19937_64& rng) {
+    std::uniform_real_distribution<double> value(-1.0, 1.0);
+    auto m = std::make_shared<std::vector<T>>(static_cast<std::size_t>(n * n));
+    for (T& x : *m) {
+        if constexpr (std::is_floating_point_v<T>) {
+            x = static_cast<T>(value(rng));
+        } else {
+            x = T(static_cast<typename T::value_type>(value(rng)),
+                  static_cast<typename T::value_type>(value(rng)));
+        }
     }
-    return false;
+    for (int64_t i = 0; i < n; ++i) (*m)[static_cast<std::size_t>(i * n + i)] = T(diagonal);
+    return m;
+}
+
+template <class T>
+bool call_cpu_gemm(void* function, const Blas3Op& op) {
+    return fallback::call_fortran_blas3<T, int>(function, op);
 }
 
 // The CPU function the executor's partial recovery would use; tuning stops at a failure.
 void* tuned_cpu_function = nullptr;
+bool (*tuned_cpu_call)(void*, const Blas3Op&) = nullptr;
 bool cpu_part(const Blas3Op& op) {
-    return call_cpu(tuned_cpu_function, op);
+    return tuned_cpu_call(tuned_cpu_function, op);
+}
+
+// C = A B, with C not read (beta = 0).
+template <class T>
+SizeRun gemm_run(gpushim_precision precision, void* cpu_function, int64_t n, std::mt19937_64& rng) {
+    const auto a = random_matrix<T>(n, 0.0, rng);
+    const auto b = random_matrix<T>(n, 0.0, rng);
+    const auto c = std::make_shared<std::vector<T>>(a->size());
+    Blas3Op op{};
+    op.kind = GPUSHIM_GEMM;
+    op.precision = precision;
+    op.transa = op.transb = 'N';
+    op.m = op.n = op.k = n;
+    op.alpha[0] = 1.0;
+    op.a = a->data();
+    op.b = b->data();
+    op.c = c->data();
+    op.lda = op.ldb = op.ldc = n;
+    tuned_cpu_function = cpu_function;
+    tuned_cpu_call = call_cpu_gemm<T>;
+    // The lambdas hold the operands: op points into them.
+    return {[] {}, [a, b, c, op, cpu_function] { return call_cpu_gemm<T>(cpu_function, op); },
+            [a, b, c, op] {
+                gpu::Transfers transfers;
+                return gpu::execute_blas3(op, cpu_part, transfers) == gpu::Outcome::completed;
+            }};
+}
+
+// GETRF or POTRF (lower) of a well-conditioned matrix, refilled before every run.
+template <class T>
+SizeRun factor_run(gpushim_lapack_kind kind, gpushim_precision precision, void* cpu_function,
+                   int64_t n, std::mt19937_64& rng) {
+    const auto original = random_matrix<T>(n, static_cast<double>(n) + 1.0, rng);
+    const auto work = std::make_shared<std::vector<T>>(original->size());
+    const auto pivots = std::make_shared<std::vector<int>>(static_cast<std::size_t>(n));
+    const auto n32 = static_cast<int>(n);
+    LapackOp op{};
+    op.kind = kind;
+    op.precision = precision;
+    op.uplo = 'L';
+    op.m = op.n = n;
+    op.a = work->data();
+    op.lda = n;
+    op.host_pivots = pivots->data();
+    op.pivot_bytes = sizeof(int);
+    const auto on_cpu = [work, pivots, kind, cpu_function, n32] {
+        int info = 0;
+        if (kind == GPUSHIM_GETRF) {
+            reinterpret_cast<void (*)(const int*, const int*, T*, const int*, int*, int*)>(
+                cpu_function)(&n32, &n32, work->data(), &n32, pivots->data(), &info);
+        } else {
+            const char uplo = 'L';
+            reinterpret_cast<void (*)(const char*, const int*, T*, const int*, int*, std::size_t)>(
+                cpu_function)(&uplo, &n32, work->data(), &n32, &info, 1);
+        }
+        return info == 0;
+    };
+    // The lambdas hold the arrays: op points into them.
+    return {[original, work] { std::copy(original->begin(), original->end(), work->begin()); },
+            on_cpu,
+            [work, pivots, op] {
+                gpu::Transfers transfers;
+                return gpu::execute_lapack(op, transfers) == gpu::Outcome::completed;
+            }};
+}
+
+SizeRun make_run(const std::string& routine, void* cpu_function, int64_t n, std::mt19937_64& rng) {
+    const gpushim_precision precision = precision_of(routine.front());
+    const std::string_view kind = std::string_view(routine).substr(1);
+    if (kind == "gemm") {
+        switch (precision) {
+            case GPUSHIM_PREC_S:
+                return gemm_run<float>(precision, cpu_function, n, rng);
+            case GPUSHIM_PREC_D:
+                return gemm_run<double>(precision, cpu_function, n, rng);
+            case GPUSHIM_PREC_C:
+                return gemm_run<std::complex<float>>(precision, cpu_function, n, rng);
+            case GPUSHIM_PREC_Z:
+                return gemm_run<std::complex<double>>(precision, cpu_function, n, rng);
+        }
+    }
+    const gpushim_lapack_kind lapack = kind == "getrf" ? GPUSHIM_GETRF : GPUSHIM_POTRF;
+    switch (precision) {
+        case GPUSHIM_PREC_S:
+            return factor_run<float>(lapack, precision, cpu_function, n, rng);
+        case GPUSHIM_PREC_D:
+            return factor_run<double>(lapack, precision, cpu_function, n, rng);
+        case GPUSHIM_PREC_C:
+            return factor_run<std::complex<float>>(lapack, precision, cpu_function, n, rng);
+        case GPUSHIM_PREC_Z:
+            break;
+    }
+    return factor_run<std::complex<double>>(lapack, precision, cpu_function, n, rng);
 }
 
 // The sizes measured: from 64 up by about 1.5 (multiples of 32), and max_n itself last.
@@ -84,17 +204,12 @@ int64_t next_size(int64_t n, int64_t max_n) {
     return n < max_n && next > max_n ? max_n : next;
 }
 
-// C = A B for n x n operands, on the CPU library's `cpu_function` and on the device (from
-// host memory, as a program's call gets there), at growing sizes up to max_n, while the
-// next size is predicted to fit in the budget.
+// The routine on n x n operands, on the CPU library's `cpu_function` and on the device
+// (from host memory, as a program's call gets there), at growing sizes up to max_n, while
+// the next size is predicted to fit in the budget.
 std::vector<TuneMeasurement> measure(const std::string& routine, void* cpu_function, int64_t max_n,
                                      double budget, std::string& problem) {
-    const gpushim_precision precision = precision_of(routine.front());
-    tuned_cpu_function = cpu_function;
-    const std::size_t element = element_size(precision);
     std::mt19937_64 rng(1);
-    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-
     std::vector<TuneMeasurement> measurements;
     const auto start = Clock::now();
     double last_size_seconds = 0;
@@ -106,38 +221,10 @@ std::vector<TuneMeasurement> measure(const std::string& routine, void* cpu_funct
             break;
         }
         const auto size_start = Clock::now();
-        const std::size_t bytes = static_cast<std::size_t>(n * n) * element;
-        std::vector<unsigned char> a(bytes), b(bytes), c(bytes);
-        // Random reals in every component (random bytes would make NaNs and infinities).
-        const bool single = precision == GPUSHIM_PREC_S || precision == GPUSHIM_PREC_C;
-        for (auto* m : {&a, &b}) {
-            if (single) {
-                auto* components = reinterpret_cast<float*>(m->data());
-                for (std::size_t i = 0; i < bytes / sizeof(float); ++i) components[i] = value(rng);
-            } else {
-                auto* components = reinterpret_cast<double*>(m->data());
-                for (std::size_t i = 0; i < bytes / sizeof(double); ++i) components[i] = value(rng);
-            }
-        }
-        Blas3Op op{};
-        op.kind = GPUSHIM_GEMM;
-        op.precision = precision;
-        op.transa = op.transb = 'N';
-        op.m = op.n = op.k = n;
-        op.alpha[0] = 1.0;
-        op.a = a.data();
-        op.b = b.data();
-        op.c = c.data();
-        op.lda = op.ldb = op.ldc = n;
-
+        const SizeRun run = make_run(routine, cpu_function, n, rng);
         const double share = left / 4;  // each path's share of what is left, roughly
-        const double cpu = best_time([&] { return call_cpu(cpu_function, op); }, share);
-        const double device = best_time(
-            [&] {
-                gpu::Transfers transfers;
-                return gpu::execute_blas3(op, cpu_part, transfers) == gpu::Outcome::completed;
-            },
-            share);
+        const double cpu = best_time(run.prepare, run.on_cpu, share);
+        const double device = best_time(run.prepare, run.on_device, share);
         if (cpu < 0 || device < 0) {
             problem = device < 0 ? "the device did not complete a call" : "the CPU call failed";
             break;
@@ -186,7 +273,7 @@ int run_tune(const TuneOptions& options) {
                      gpu::backend_summary().c_str());
         return 1;
     }
-    std::string written = "# gpushim tune: GEMM from host memory against the CPU library, on " +
+    std::string written = "# gpushim tune: calls from host memory against the CPU library, on " +
                           gpu::backend_summary() + "\n";
     std::fputs(written.c_str(), stdout);
     const double budget = options.seconds / static_cast<double>(options.routines.size());

@@ -9,7 +9,8 @@
 namespace gpushim::tools {
 
 struct TuneOptions {
-    std::vector<std::string> routines = {"sgemm", "dgemm", "cgemm", "zgemm"};
+    std::vector<std::string> routines = {"sgemm",  "dgemm",  "cgemm",  "zgemm",
+                                         "dgetrf", "dpotrf", "zgetrf", "zpotrf"};
     int64_t max_n = 8192;
     double seconds = 120;    // for all routines together
     std::string write_path;  // empty: standard output only
