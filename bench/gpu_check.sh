@@ -37,6 +37,10 @@
 #    90 s (GPU_CHECK_FFT_SECONDS), kept aside while GEMM runs but never more than a third
 #    of what is left when GEMM starts; cells run cheapest first, those predicted not to
 #    fit are recorded as skipped with their predicted time (bench/fft_table.py).
+# 7. Thresholds measured on this machine with what time is left (at most 45 s):
+#    `gpushim tune` for dgemm, zgemm, dgetrf, dpotrf (CPU library against the device,
+#    host data, growing n): the crossovers the default thresholds should come from,
+#    written to $OUT/tuned.conf and into the report.
 #
 # Every step runs under a timeout carved from one overall budget, so a hung step cannot
 # eat the device time; the summary says what ran, what was skipped and why.
@@ -72,7 +76,7 @@
 #                                 device openblas gpushim nvblas gpushim_f (GEMM columns)
 #                                 factor (all of step 5) factor_device factor_openblas
 #                                 factor_gpushim fft (all of step 6) fft_device fft_gpushim
-#                                 fft_fftw fft_cufftw
+#                                 fft_fftw fft_cufftw tune (step 7)
 #   GPU_CHECK_NETLIB_DIR          Netlib testers + libs (default build-carry/netlib, else
 #                                 Debian's /usr/lib/<triplet>/blas when it has them)
 #   PYTHON=python3                the Python with NumPy (and PyTorch/CuPy)
@@ -525,6 +529,17 @@ for s in "${fft_steps[@]}"; do
     esac
 done
 
+# --- 7. thresholds measured here -------------------------------------------------------------
+tuned=$results/tuned.conf
+if skipped tune; then note "tune: skipped (GPU_CHECK_SKIP)"
+elif [[ ! -x $build/gpushim ]]; then note "tune: skipped, build/gpushim was not built"
+else
+    secs=$(step_time 45 0)
+    run_step tune "$secs" env GPUSHIM_BACKEND="$backend" GPUSHIM_CONFIG= "$build/gpushim" tune \
+        --routines dgemm,zgemm,dgetrf,dpotrf --seconds $(( secs > 15 ? secs - 10 : 5 )) --write "$tuned"
+    note "tune: $(status_of $?) (thresholds below, logs/tune.log)"
+fi
+
 # --- summary -------------------------------------------------------------------------------
 say "Summary"
 for l in "${summary[@]}"; do say "  $l"; done
@@ -554,5 +569,10 @@ else
     say "FFT table: nothing measured"
 fi
 say ""
+if [[ -s $tuned ]]; then
+    say "Thresholds measured by gpushim tune ($tuned):"
+    tee -a "$report" <"$tuned"
+    say ""
+fi
 say "step logs and gpushim reports: $results/logs; raw timings: $jsonl, $factor_jsonl, $fft_jsonl"
 say "total $(( SECONDS - t_start )) s of ${budget} s"
