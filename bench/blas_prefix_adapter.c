@@ -1,14 +1,15 @@
 /* blas_prefix_adapter: a benchmark helper, not part of the shim.
  *
- * Exports the standard LP64 Fortran Level-3 BLAS names (sgemm_, dgemm_, ...) as
- * one-instruction trampolines to the same routines under a prefix in another
+ * Exports the standard LP64 Fortran Level-3 BLAS names (sgemm_, dgemm_, ...) and the
+ * GETRF and POTRF names as one-instruction trampolines to the same routines under a
+ * prefix in another
  * library, by default the scipy_ names of pip SciPy's bundled scipy-openblas
  * (libscipy_openblas-*.so in scipy.libs: LP64, same ABI, only the names differ).
  *
  * Why: NVBLAS needs a CPU BLAS with the standard names (NVBLAS_CPU_BLAS_LIB), and
  * the GPU machine has none unless one is carried there; the Fortran-name GEMM
  * driver (bench/gemm_compare.py --impl fortran) needs one for the shim's CPU
- * fallback too.
+ * fallback too, and `gpushim tune` one to time GEMM, GETRF and POTRF against.
  *
  * Environment (read once, when the library is loaded):
  *   BLAS_PREFIX_ADAPTER_LIB    path of the library that has the prefixed names (required)
@@ -26,7 +27,9 @@
     X(cgemm_) X(csymm_) X(chemm_) X(csyrk_) X(cherk_) X(csyr2k_) X(cher2k_)           \
     X(ctrmm_) X(ctrsm_)                                                               \
     X(zgemm_) X(zsymm_) X(zhemm_) X(zsyrk_) X(zherk_) X(zsyr2k_) X(zher2k_)           \
-    X(ztrmm_) X(ztrsm_)
+    X(ztrmm_) X(ztrsm_)                                                               \
+    X(sgetrf_) X(dgetrf_) X(cgetrf_) X(zgetrf_) X(spotrf_) X(dpotrf_) X(cpotrf_)      \
+    X(zpotrf_)
 
 #if defined(__x86_64__)
 #define TRAMPOLINE_BODY(sym)                                   \

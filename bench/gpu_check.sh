@@ -535,7 +535,10 @@ if skipped tune; then note "tune: skipped (GPU_CHECK_SKIP)"
 elif [[ ! -x $build/gpushim ]]; then note "tune: skipped, build/gpushim was not built"
 else
     secs=$(step_time 45 0)
-    run_step tune "$secs" env GPUSHIM_BACKEND="$backend" GPUSHIM_CONFIG= "$build/gpushim" tune \
+    # The CPU library: Debian OpenBLAS, else the adapter over pip SciPy's (as for NVBLAS).
+    tune_env=()
+    [[ -n $cpu_blas ]] && tune_env=(GPUSHIM_CPU_BLAS="$cpu_blas" "${cpu_blas_env[@]}")
+    run_step tune "$secs" env GPUSHIM_BACKEND="$backend" GPUSHIM_CONFIG= "${tune_env[@]}" "$build/gpushim" tune \
         --routines dgemm,zgemm,dgetrf,dpotrf --seconds $(( secs > 15 ? secs - 10 : 5 )) --write "$tuned"
     note "tune: $(status_of $?) (thresholds below, logs/tune.log)"
 fi
