@@ -1,6 +1,7 @@
 #include "gpu/blas3_executor.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -206,11 +207,23 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
         return plugin->blas3(&device_op, context->queue[q]);
     };
 
+    // Uploads `m`; with a lease that checks, only the chunks that changed, noting whether
+    // any was found unchanged (the entry keeps count of the uses that found none).
+    char a_reused = 0;
+    std::vector<char> b_reused(b_leases.size(), 0);
+    const auto upload = [&](void* device, const Matrix& m, int q, ResidencyCache::Lease* lease,
+                            char* reused_any) {
+        const uint64_t before = transfers.bytes_reused;
+        ChunkPrints* prints = lease != nullptr && lease->checks() ? &lease->prints() : nullptr;
+        const int status = staging.upload(device, m, q, prints);
+        if (reused_any != nullptr) *reused_any = transfers.bytes_reused > before;
+        return status;
+    };
     const char* step = "upload";
-    int status = staging.upload(device_a, a, 0, a_lease ? &a_lease->prints() : nullptr);
+    int status = upload(device_a, a, 0, a_lease ? &*a_lease : nullptr, &a_reused);
     if (status == 0 && shared_b) {
-        status = staging.upload(device_shared_b, whole_b, 0,
-                                b_leases.empty() ? nullptr : &b_leases[0].prints());
+        status = upload(device_shared_b, whole_b, 0, b_leases.empty() ? nullptr : &b_leases[0],
+                        b_leases.empty() ? nullptr : &b_reused[0]);
     }
     if (status == 0 && queues > 1)
         status = plugin->event_record(context->shared_ready, context->queue[0]);
@@ -224,9 +237,10 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
         if (p == 1 && (status = plugin->event_synchronize(context->shared_ready)) != 0) break;
         step = "upload";
         if (uses_b && !shared_b) {
-            ChunkPrints* b_prints = b_leases.empty() ? nullptr : &b_leases[p].prints();
-            if ((status = staging.upload(device_b(p), operand(panel_at(p), Operand::b), q,
-                                         b_prints)) != 0)
+            const bool leased = !b_leases.empty();
+            if ((status =
+                     upload(device_b(p), operand(panel_at(p), Operand::b), q,
+                            leased ? &b_leases[p] : nullptr, leased ? &b_reused[p] : nullptr)) != 0)
                 break;
         }
         const Matrix out = output_of(p).matrix;
@@ -244,8 +258,8 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
     }
     if (status == 0) {
         for (int64_t p = delivered; p < panels; ++p) deliver_panel(p);
-        if (a_lease) a_lease->keep();
-        for (ResidencyCache::Lease& part : b_leases) part.keep();
+        if (a_lease) a_lease->keep(a_reused != 0);
+        for (std::size_t i = 0; i < b_leases.size(); ++i) b_leases[i].keep(b_reused[i] != 0);
         return Outcome::completed;
     }
 

@@ -8,7 +8,7 @@
 namespace gpushim::gpu {
 
 void ResidencyCache::Lease::end() {
-    if (cache_ != nullptr) cache_->end_lease(entry_, kept_);
+    if (cache_ != nullptr) cache_->end_lease(entry_, use_);
     cache_ = nullptr;
 }
 
@@ -32,7 +32,15 @@ std::optional<ResidencyCache::Lease> ResidencyCache::lease(const Key& key, std::
             if (found->in_use) return std::nullopt;
             found->in_use = true;
             entries_.splice(entries_.begin(), entries_, found);
-            return Lease(this, &*found);
+            Lease::Use use;
+            if (found->rest > 0) {
+                --found->rest;
+                found->prints.clear();
+                use.checks = false;
+            } else {
+                use.compares = !found->prints.empty();
+            }
+            return Lease(this, &*found, use);
         }
         const auto seen = std::find(seen_.begin(), seen_.end(), key);
         if (seen == seen_.end()) {
@@ -77,13 +85,22 @@ std::optional<ResidencyCache::Lease> ResidencyCache::lease(const Key& key, std::
     entry->bytes = block.size;
     held_bytes_ += block.size;
     entry->block = block;
-    return Lease(this, entry);
+    return Lease(this, entry, {});
 }
 
-void ResidencyCache::end_lease(Entry* entry, bool kept) {
+void ResidencyCache::end_lease(Entry* entry, const Lease::Use& use) {
     const std::lock_guard lock(mutex_);
-    if (!kept) entry->prints.clear();
     entry->in_use = false;
+    if (!use.kept) {
+        entry->prints.clear();
+    } else if (use.compares && use.reused_any) {
+        entry->misses = 0;
+        entry->next_rest = 1;
+    } else if (use.compares && ++entry->misses == 2) {
+        entry->misses = 0;
+        entry->rest = entry->next_rest;
+        entry->next_rest = std::min(2 * entry->next_rest, kMaxRest);
+    }
 }
 
 bool ResidencyCache::release_unused() {

@@ -7,7 +7,10 @@
 // (gpu/fingerprint.h): a chunk the program changed is uploaded again, never assumed.
 //
 // An operand gets an entry the second time it is seen: one seen once (a temporary) costs
-// neither device memory nor fingerprinting. An entry serves one call at a time (a lease);
+// neither device memory nor fingerprinting. One whose every chunk changed at two uses in a
+// row (an array the program refills before each call, as Fortran codes do) rests: it is
+// uploaded plainly, without the check and without new prints, for 1, 2, 4 ... up to
+// kMaxRest uses, and then checked again. An entry serves one call at a time (a lease);
 // the least recently used entries not in use make room for new ones within the capacity
 // (bytes, and kMaxEntries), and all of them are freed when device memory runs short (the
 // memory pool asks, on_shortage).
@@ -36,6 +39,7 @@ class ResidencyCache {
   public:
     static constexpr std::size_t kMaxEntries = 256;
     static constexpr std::size_t kSeenKeys = 256;
+    static constexpr int kMaxRest = 64;
 
     // A column-major operand in host memory: where it is, and its shape.
     struct Key {
@@ -55,13 +59,13 @@ class ResidencyCache {
         Lease(Lease&& other) noexcept
             : cache_(std::exchange(other.cache_, nullptr)),
               entry_(other.entry_),
-              kept_(other.kept_) {}
+              use_(other.use_) {}
         Lease& operator=(Lease&& other) noexcept {
             if (this != &other) {
                 end();
                 cache_ = std::exchange(other.cache_, nullptr);
                 entry_ = other.entry_;
-                kept_ = other.kept_;
+                use_ = other.use_;
             }
             return *this;
         }
@@ -70,18 +74,33 @@ class ResidencyCache {
         ~Lease() { end(); }
 
         void* device() const;
+        // Whether the upload compares with and takes prints (else the entry rests: upload
+        // plainly, prints stay empty).
+        bool checks() const { return use_.checks; }
         ChunkPrints& prints();
         // The device copy is complete and matches prints(): later calls may use it.
-        void keep() { kept_ = true; }
+        void keep() { use_.kept = true; }
+        // The same after an upload that found `reused_any` chunk already on the device.
+        void keep(bool reused_any) {
+            use_.kept = true;
+            use_.reused_any = reused_any;
+        }
 
       private:
         friend class ResidencyCache;
-        Lease(ResidencyCache* cache, Entry* entry) : cache_(cache), entry_(entry) {}
+        struct Use {
+            bool kept = false;
+            bool checks = true;
+            bool compares = false;  // the entry had prints: the upload compares
+            bool reused_any = true;
+        };
+        Lease(ResidencyCache* cache, Entry* entry, Use use)
+            : cache_(cache), entry_(entry), use_(use) {}
         void end();
 
         ResidencyCache* cache_;
         Entry* entry_;
-        bool kept_ = false;
+        Use use_;
     };
 
     ResidencyCache(const gpushim_device_plugin& plugin, DeviceMemoryPool& pool,
@@ -107,13 +126,16 @@ class ResidencyCache {
   private:
     struct Entry {
         Key key;
-        std::size_t bytes = 0;  // as the pool rounds it
+        std::size_t bytes = 0;  // what the pool handed out
         DeviceBlock block;
         ChunkPrints prints;
         bool in_use = false;
+        int misses = 0;     // uses in a row that found no chunk unchanged
+        int rest = 0;       // uses left without a check
+        int next_rest = 1;  // the rest after the next two misses
     };
 
-    void end_lease(Entry* entry, bool kept);
+    void end_lease(Entry* entry, const Lease::Use& use);
 
     const gpushim_device_plugin& plugin_;
     DeviceMemoryPool& pool_;

@@ -169,6 +169,56 @@ TEST_F(ResidencyCacheTest, ABlockLargerThanAskedForCountsWhole) {
     EXPECT_EQ(fake_memory.used, 4 * kMiB);
 }
 
+// One use of an admitted entry: the upload takes prints where it checks and finds
+// `reused_any` chunk unchanged; returns whether it checked.
+bool use(ResidencyCache& cache, const ResidencyCache::Key& key, bool reused_any) {
+    auto lease = cache.lease(key, kMiB);
+    EXPECT_TRUE(lease.has_value());
+    if (!lease) return false;
+    const bool checks = lease->checks();
+    if (checks) {
+        lease->prints() = {Fingerprint{1, 2}};
+    } else {
+        EXPECT_TRUE(lease->prints().empty());
+    }
+    lease->keep(reused_any);
+    return checks;
+}
+
+TEST_F(ResidencyCacheTest, AnOperandThatChangesAtEveryUseRestsLongerAndLonger) {
+    const ResidencyCache::Key refilled = key(0x1000);
+    ASSERT_TRUE(admit(refilled, kMiB).has_value());  // no prints yet: nothing compared
+    EXPECT_TRUE(use(cache_, refilled, false));       // takes prints
+    // Two uses in a row that find every chunk changed: one use without a check; then,
+    // with prints taken again and two more misses, two; then four.
+    std::vector<bool> checked;
+    for (int i = 0; i < 14; ++i) checked.push_back(use(cache_, refilled, false));
+    EXPECT_EQ(checked, (std::vector<bool>{true, true, false, true, true, true, false, false, true,
+                                          true, true, false, false, false}));
+    // A use that finds a chunk unchanged ends the rests: the next two misses rest once.
+    EXPECT_FALSE(use(cache_, refilled, false));  // the last of the four
+    EXPECT_TRUE(use(cache_, refilled, false));   // takes prints
+    EXPECT_TRUE(use(cache_, refilled, true));    // a chunk was unchanged
+    checked.clear();
+    for (int i = 0; i < 4; ++i) checked.push_back(use(cache_, refilled, false));
+    EXPECT_EQ(checked, (std::vector<bool>{true, true, false, true}));
+}
+
+TEST_F(ResidencyCacheTest, AFailedUseIsNoMiss) {
+    const ResidencyCache::Key k = key(0x1000);
+    ASSERT_TRUE(admit(k, kMiB).has_value());
+    EXPECT_TRUE(use(cache_, k, false));  // takes prints
+    EXPECT_TRUE(use(cache_, k, false));  // the first miss
+    {
+        auto failed = cache_.lease(k, kMiB);  // an upload that did not complete
+        ASSERT_TRUE(failed.has_value());
+        failed->prints()[0] = Fingerprint{5, 6};
+    }
+    EXPECT_TRUE(use(cache_, k, false));  // no prints: takes them, compares nothing
+    EXPECT_TRUE(use(cache_, k, false));  // the second miss
+    EXPECT_FALSE(use(cache_, k, false));
+}
+
 TEST_F(ResidencyCacheTest, NoRoomOnTheDeviceMeansNoLease) {
     fake_memory.capacity = 3 * kMiB;
     auto held = admit(key(0x1000), 2 * kMiB);
