@@ -78,9 +78,13 @@ class ResidencyCache {
         // plainly, prints stay empty).
         bool checks() const { return use_.checks; }
         ChunkPrints& prints();
-        // The device copy is complete and matches prints(): later calls may use it.
-        void keep() { use_.kept = true; }
-        // The same after an upload that found `reused_any` chunk already on the device.
+        // Given back untouched: the entry stays as it was.
+        void keep() {
+            use_.kept = true;
+            use_.compares = false;
+        }
+        // The upload completed (the device copy matches prints()) and found `reused_any`
+        // chunk already on the device: later calls may use it.
         void keep(bool reused_any) {
             use_.kept = true;
             use_.reused_any = reused_any;

@@ -69,7 +69,7 @@ TEST_F(ResidencyCacheTest, AKeptLeaseIsFoundAgainWithItsPrints) {
         EXPECT_TRUE(lease->prints().empty());
         device_copy = lease->device();
         lease->prints() = {Fingerprint{1, 2}};
-        lease->keep();
+        lease->keep(true);
     }
     auto again = cache_.lease(key(0x1000), 2 * kMiB);
     ASSERT_TRUE(again.has_value());
@@ -84,7 +84,7 @@ TEST_F(ResidencyCacheTest, ALeaseNotKeptForgetsThePrints) {
         auto lease = admit(key(0x1000), 2 * kMiB);
         ASSERT_TRUE(lease.has_value());
         lease->prints() = {Fingerprint{1, 2}};
-        lease->keep();
+        lease->keep(true);
     }
     {
         auto failed = cache_.lease(key(0x1000), 2 * kMiB);
@@ -216,6 +216,20 @@ TEST_F(ResidencyCacheTest, AFailedUseIsNoMiss) {
     }
     EXPECT_TRUE(use(cache_, k, false));  // no prints: takes them, compares nothing
     EXPECT_TRUE(use(cache_, k, false));  // the second miss
+    EXPECT_FALSE(use(cache_, k, false));
+}
+
+TEST_F(ResidencyCacheTest, ALeaseGivenBackUntouchedIsNoUse) {
+    const ResidencyCache::Key k = key(0x1000);
+    ASSERT_TRUE(admit(k, kMiB).has_value());
+    EXPECT_TRUE(use(cache_, k, false));  // takes prints
+    EXPECT_TRUE(use(cache_, k, false));  // the first miss
+    {
+        auto given_back = cache_.lease(k, kMiB);  // e.g. another operand found no room
+        ASSERT_TRUE(given_back.has_value());
+        given_back->keep();
+    }
+    EXPECT_TRUE(use(cache_, k, false));  // the prints were kept: the second miss
     EXPECT_FALSE(use(cache_, k, false));
 }
 
