@@ -38,9 +38,9 @@
 #    of what is left when GEMM starts; cells run cheapest first, those predicted not to
 #    fit are recorded as skipped with their predicted time (bench/fft_table.py).
 # 7. Thresholds measured on this machine with what time is left (at most 45 s):
-#    `gpushim tune` for dgemm, zgemm, dgetrf, dpotrf (CPU library against the device,
-#    host data, growing n): the crossovers the default thresholds should come from,
-#    written to $OUT/tuned.conf and into the report.
+#    `gpushim tune` for dgemm, zgemm, dgetrf, dpotrf, and fft where FFTW is at hand (CPU
+#    library against the device, host data, growing n): the crossovers the default
+#    thresholds should come from, written to $OUT/tuned.conf and into the report.
 #
 # Every step runs under a timeout carved from one overall budget, so a hung step cannot
 # eat the device time; the summary says what ran, what was skipped and why.
@@ -536,10 +536,11 @@ elif [[ ! -x $build/gpushim ]]; then note "tune: skipped, build/gpushim was not 
 else
     secs=$(step_time 45 0)
     # The CPU library: Debian OpenBLAS, else the adapter over pip SciPy's (as for NVBLAS).
-    tune_env=()
+    tune_env=() tune_routines=dgemm,zgemm,dgetrf,dpotrf
     [[ -n $cpu_blas ]] && tune_env=(GPUSHIM_CPU_BLAS="$cpu_blas" "${cpu_blas_env[@]}")
+    [[ -n $fftw_lib ]] && tune_env+=(GPUSHIM_CPU_FFTW="$fftw_lib/libfftw3.so.3") tune_routines+=,fft
     run_step tune "$secs" env GPUSHIM_BACKEND="$backend" GPUSHIM_CONFIG= "${tune_env[@]}" "$build/gpushim" tune \
-        --routines dgemm,zgemm,dgetrf,dpotrf --seconds $(( secs > 15 ? secs - 10 : 5 )) --write "$tuned"
+        --routines "$tune_routines" --seconds $(( secs > 15 ? secs - 10 : 5 )) --write "$tuned"
     note "tune: $(status_of $?) (thresholds below, logs/tune.log)"
 fi
 

@@ -20,11 +20,13 @@
 
 #include "dispatch/blas3_call.h"
 #include "dispatch/config.h"
+#include "dispatch/fft_call.h"
 #include "dispatch/lapack_call.h"
 #include "fallback/fortran_blas3.h"
 #include "fallback/symbol_resolver.h"
 #include "gpu/backend.h"
 #include "gpu/blas3_executor.h"
+#include "gpu/fft_executor.h"
 #include "gpu/lapack_executor.h"
 
 namespace gpushim::tools {
@@ -169,7 +171,50 @@ SizeRun factor_run(gpushim_lapack_kind kind, gpushim_precision precision, void* 
             }};
 }
 
+// A forward 1-D complex transform of n points (double), out of place: FFTW's plan (made
+// with FFTW_ESTIMATE, outside the timing) against the device's.
+SizeRun fft_run(int64_t n, std::mt19937_64& rng) {
+    using Plan = void*;
+    const auto find = [](const char* name) {
+        return fallback::find_cpu_symbol(name, config().cpu_fftw);
+    };
+    auto* const plan_dft_1d =
+        reinterpret_cast<Plan (*)(int, void*, void*, int, unsigned)>(find("fftw_plan_dft_1d"));
+    auto* const execute = reinterpret_cast<void (*)(Plan)>(find("fftw_execute"));
+    auto* const destroy = reinterpret_cast<void (*)(Plan)>(find("fftw_destroy_plan"));
+    const auto in =
+        std::make_shared<std::vector<std::complex<double>>>(static_cast<std::size_t>(n));
+    std::uniform_real_distribution<double> value(-1.0, 1.0);
+    for (auto& x : *in) x = {value(rng), value(rng)};
+    const auto out = std::make_shared<std::vector<std::complex<double>>>(in->size());
+    constexpr unsigned kEstimate = 1U << 6;  // FFTW_ESTIMATE: planning reads no array
+    std::shared_ptr<void> plan;
+    if (plan_dft_1d != nullptr && execute != nullptr && destroy != nullptr) {
+        plan.reset(plan_dft_1d(static_cast<int>(n), in->data(), out->data(), -1, kEstimate),
+                   [destroy](Plan p) {
+                       if (p != nullptr) destroy(p);
+                   });
+    }
+    auto problem = std::make_shared<FftProblem>();
+    problem->described = true;
+    problem->dims = {{n, 1, 1}};
+    std::shared_ptr<gpu::FftDeviceState> device_plan = gpu::plan_fft_on_device(*problem);
+    return {[] {},
+            [in, out, plan, execute] {
+                if (plan == nullptr) return false;
+                execute(plan.get());
+                return true;
+            },
+            [in, out, problem, device_plan] {
+                if (device_plan == nullptr) return false;
+                gpu::Transfers transfers;
+                const FftOp op{problem.get(), in->data(), out->data()};
+                return gpu::execute_fft(op, *device_plan, transfers) == gpu::Outcome::completed;
+            }};
+}
+
 SizeRun make_run(const std::string& routine, void* cpu_function, int64_t n, std::mt19937_64& rng) {
+    if (routine == "fft") return fft_run(n, rng);
     const gpushim_precision precision = precision_of(routine.front());
     const std::string_view kind = std::string_view(routine).substr(1);
     if (kind == "gemm") {
@@ -198,8 +243,18 @@ SizeRun make_run(const std::string& routine, void* cpu_function, int64_t n, std:
     return factor_run<std::complex<double>>(lapack, precision, cpu_function, n, rng);
 }
 
-// The sizes measured: from 64 up by about 1.5 (multiples of 32), and max_n itself last.
-int64_t next_size(int64_t n, int64_t max_n) {
+// The sizes measured: matrices from 64 up by about 1.5 (multiples of 32), and max_n
+// itself last; FFTs from 2^10 points up by 2 to 2^26.
+constexpr int64_t kFirstFftPoints = int64_t{1} << 10;
+constexpr int64_t kLastFftPoints = int64_t{1} << 26;
+int64_t first_size(const std::string& routine) {
+    return routine == "fft" ? kFirstFftPoints : 64;
+}
+int64_t last_size(const std::string& routine, int64_t max_n) {
+    return routine == "fft" ? kLastFftPoints : max_n;
+}
+int64_t next_size(const std::string& routine, int64_t n, int64_t max_n) {
+    if (routine == "fft") return 2 * n;
     const int64_t next = (n * 3 / 2 + 31) / 32 * 32;
     return n < max_n && next > max_n ? max_n : next;
 }
@@ -213,10 +268,11 @@ std::vector<TuneMeasurement> measure(const std::string& routine, void* cpu_funct
     std::vector<TuneMeasurement> measurements;
     const auto start = Clock::now();
     double last_size_seconds = 0;
-    for (int64_t n = 64; n <= max_n; n = next_size(n, max_n)) {
-        // A size costs about (3/2)^3 times the one before, in each of 2 x 4 runs.
+    const double growth = routine == "fft" ? 2.2 : 3.4;  // the next size's cost, relative
+    for (int64_t n = first_size(routine); n <= last_size(routine, max_n);
+         n = next_size(routine, n, max_n)) {
         const double left = budget - seconds_since(start);
-        if (left <= 0 || last_size_seconds * 3.4 > left) {
+        if (left <= 0 || last_size_seconds * growth > left) {
             if (left <= 0 || !measurements.empty()) problem = "the time budget (--seconds) ran out";
             break;
         }
@@ -280,26 +336,29 @@ int run_tune(const TuneOptions& options) {
     bool complete = true;
     char line[256];
     for (const std::string& routine : options.routines) {
-        const std::string symbol = routine + "_";
-        void* cpu_function = fallback::find_cpu_symbol(symbol.c_str(), config().cpu_blas);
+        const bool fft = routine == "fft";
+        const std::string symbol = fft ? "fftw_execute" : routine + "_";
+        void* cpu_function =
+            fallback::find_cpu_symbol(symbol.c_str(), fft ? config().cpu_fftw : config().cpu_blas);
         std::string text = "#\n# " + routine + ": the CPU's " +
                            (cpu_function != nullptr ? library_of(cpu_function) : "(none)") +
                            " against the device; n, CPU ms, device ms\n";
         std::string problem;
         std::vector<TuneMeasurement> measurements;
         if (cpu_function == nullptr) {
-            problem = "no CPU library defines " + symbol + " (set GPUSHIM_CPU_BLAS)";
+            problem = "no CPU library defines " + symbol +
+                      (fft ? " (set GPUSHIM_CPU_FFTW)" : " (set GPUSHIM_CPU_BLAS)");
         } else {
             measurements = measure(routine, cpu_function, options.max_n, budget, problem);
         }
         for (const TuneMeasurement& m : measurements) {
-            std::snprintf(line, sizeof line, "#   %6lld %12.3f %12.3f\n",
+            std::snprintf(line, sizeof line, "#   %9lld %12.3f %12.3f\n",
                           static_cast<long long>(m.n), m.cpu_seconds * 1e3, m.device_seconds * 1e3);
             text += line;
         }
         if (!problem.empty()) text += "#   stopped: " + problem + "\n";
         const int64_t from = crossover(measurements);
-        const std::string variable = "GPUSHIM_THRESHOLD_" + upper(routine);
+        const std::string variable = "GPUSHIM_THRESHOLD_" + upper(routine);  // _FFT: all FFTs
         if (from > 0) {
             text += variable + "=" + std::to_string(from) + "\n";
         } else if (measurements.empty()) {

@@ -9,8 +9,8 @@
 namespace gpushim::tools {
 
 struct TuneOptions {
-    std::vector<std::string> routines = {"sgemm",  "dgemm",  "cgemm",  "zgemm",
-                                         "dgetrf", "dpotrf", "zgetrf", "zpotrf"};
+    std::vector<std::string> routines = {"sgemm",  "dgemm",  "cgemm",  "zgemm", "dgetrf",
+                                         "dpotrf", "zgetrf", "zpotrf", "fft"};
     int64_t max_n = 8192;
     double seconds = 120;    // for all routines together
     std::string write_path;  // empty: standard output only

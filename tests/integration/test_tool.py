@@ -7,9 +7,9 @@
   - info, a settings file with GPUSHIM_THRESHOLD_DGEMM=77, the backend under test: names
     the file, dgemm's threshold, the device, the CPU BLAS library; exit 0
   - info with a backend that does not exist: says there is no device; exit 0
-  - tune --routines dgemm,dgetrf --max-n 160 --write FILE, the backend under test: exit 0;
-    sizes measured on both (the device completed its calls); every line of FILE a comment
-    or a GPUSHIM_THRESHOLD_DGEMM/DGETRF setting; a NumPy program
+  - tune --routines dgemm,dgetrf,fft --max-n 160 --write FILE, the backend under test:
+    exit 0; sizes measured (the device completed its calls); every line of FILE a comment
+    or a GPUSHIM_THRESHOLD_DGEMM/DGETRF/FFT setting; a NumPy program
     under LD_PRELOAD with GPUSHIM_CONFIG=FILE computes right, without a warning
   - tune with a backend that does not exist: exit 1, saying there is no usable device
 """
@@ -84,20 +84,20 @@ def main() -> int:
                st.run([tool, "info"], tool_env(backend=missing_backend)), 0, "device: none")
 
         written = os.path.join(tmp, "tuned.conf")
-        res = st.run([tool, "tune", "--routines", "dgemm,dgetrf", "--max-n", "160",
+        res = st.run([tool, "tune", "--routines", "dgemm,dgetrf,fft", "--max-n", "160",
                       "--seconds", "20", "--write", written], tool_env(), timeout=300)
         expect("tune", res, 0, "# dgemm: the CPU's ", "n, CPU ms, device ms", "written to")
         lines = open(written).read().splitlines() if os.path.isfile(written) else []
         settings_lines = [line for line in lines if not line.startswith("#")]
         bad = [line for line in settings_lines
-               if not re.fullmatch(r"GPUSHIM_THRESHOLD_(DGEMM|DGETRF)=\d+", line)]
+               if not re.fullmatch(r"GPUSHIM_THRESHOLD_(DGEMM|DGETRF|FFT)=\d+", line)]
         if not lines or bad:
             problems.append(f"tune wrote {len(lines)} lines, {bad[:3]} not settings")
-        for routine in ("DGEMM", "DGETRF"):
+        for routine in ("DGEMM", "DGETRF", "FFT"):
             if not any(f"THRESHOLD_{routine}" in line for line in lines):
                 problems.append(f"tune wrote nothing about {routine.lower()}")
         measured = [line for line in lines if re.fullmatch(r"#\s+\d+\s+[\d.]+\s+[\d.]+", line)]
-        if len(measured) < 4:  # n = 64, 96, 160 for each routine: the device completed calls
+        if len(measured) < 6:  # n = 64, 96, 160 for each matrix, more FFTs: the device computed
             problems.append(f"tune measured {len(measured)} sizes: {lines}")
         st.require_numpy(args.python)
         prog = os.path.join(tmp, "products.py")
