@@ -76,9 +76,10 @@ gpushim_precision precision_of(char letter) {
     }
 }
 
-// An n x n matrix of random reals in every component (random bytes would make NaNs and
-// infinities), plus `diagonal` on the diagonal (which makes it well conditioned; with only
-// its lower triangle read, Hermitian positive definite).
+// An n x n matrix of random reals in [-1, 1] in every component (random bytes would make
+// NaNs and infinities) but for its diagonal, set to `diagonal`: n + 1 makes it diagonally
+// dominant, so well conditioned and, with only its lower triangle read, Hermitian positive
+// definite.
 template <class T>
 std::shared_ptr<std::vector<T>> random_matrix(int64_t n, double diagonal, std::mt19937_64& rng) {
     std::uniform_real_distribution<double> value(-1.0, 1.0);
