@@ -12,6 +12,7 @@
 #include "dispatch/settings_file.h"
 #include "fallback/symbol_resolver.h"
 #include "gpu/backend.h"
+#include "gpu/residency_cache.h"
 
 namespace gpushim::tools {
 namespace {
@@ -83,6 +84,15 @@ int run_info() {
         plugin != nullptr && plugin->memory_info(&free_bytes, &total_bytes) == 0) {
         std::printf("device memory: %.2f GB free of %.2f GB\n", free_bytes * 1e-9,
                     total_bytes * 1e-9);
+    }
+    if (plugin != nullptr) {
+        const gpu::ResidencyCache* cache = gpu::residency_cache(*plugin);
+        if (cache != nullptr) {
+            std::printf("residency cache: up to %.2f GB of device memory\n",
+                        static_cast<double>(cache->capacity()) * 1e-9);
+        } else {
+            std::printf("residency cache: off\n");
+        }
     }
 
     std::printf("CPU BLAS (dgemm_): %s\n", library_of("dgemm_", settings.cpu_blas).c_str());

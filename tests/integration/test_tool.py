@@ -5,7 +5,8 @@
 
   - --help: usage, exit 0; an unknown command or a routine tune does not measure: exit 2
   - info, a settings file with GPUSHIM_THRESHOLD_DGEMM=77, the backend under test: names
-    the file, dgemm's threshold, the device, the CPU BLAS library; exit 0
+    the file, dgemm's threshold, the device, the residency cache's room, the CPU BLAS
+    library; exit 0; with GPUSHIM_CACHE_BYTES=0: the cache is off
   - info with a backend that does not exist: says there is no device; exit 0
   - tune --routines dgemm,dgetrf,fft --max-n 160 --write FILE, the backend under test:
     exit 0; sizes measured (the device completed its calls); every line of FILE a comment
@@ -74,7 +75,9 @@ def main() -> int:
             f.write("GPUSHIM_THRESHOLD_DGEMM = 77\n")
         res = st.run([tool, "info"], tool_env(extra={"GPUSHIM_CONFIG": settings}))
         expect("info", res, 0, f"settings file: {settings}", "dgemm 77", "device: ",
-               "CPU BLAS (dgemm_): /")
+               "CPU BLAS (dgemm_): /", "residency cache: up to")
+        res_off = st.run([tool, "info"], tool_env(extra={"GPUSHIM_CACHE_BYTES": "0"}))
+        expect("info, cache off", res_off, 0, "residency cache: off")
         if st.test_backend() == "hostsim" and "device: hostsim" not in res.stdout:
             problems.append(f"info: the device is not hostsim's: {res.stdout[-800:]!r}")
         if "CPU BLAS (dgemm_): not found" in res.stdout:
