@@ -76,15 +76,13 @@ bool is_known_variable(std::string_view name) {
     for (std::string_view known :
          {"GPUSHIM_CONFIG", "GPUSHIM_DISABLE", "GPUSHIM_THRESHOLD", "GPUSHIM_BACKEND",
           "GPUSHIM_REPORT", "GPUSHIM_LOG", "GPUSHIM_LOG_FILE", "GPUSHIM_CPU_BLAS",
-          "GPUSHIM_CPU_FFTW", "GPUSHIM_COPY_THREADS", "GPUSHIM_PANEL_BYTES",
-          "GPUSHIM_CACHE_BYTES", "GPUSHIM_THRESHOLD_FFT"}) {
+          "GPUSHIM_CPU_FFTW", "GPUSHIM_COPY_THREADS", "GPUSHIM_PANEL_BYTES", "GPUSHIM_CACHE_BYTES",
+          "GPUSHIM_THRESHOLD_FFT"}) {
         if (name == known) return true;
     }
     if (is_plugin_variable(name)) return true;
-    constexpr std::string_view kThresholdPrefix = "GPUSHIM_THRESHOLD_";
-    if (!name.starts_with(kThresholdPrefix)) return false;
     for (std::string_view routine : kRoutineNames) {
-        if (name.substr(kThresholdPrefix.size()) == upper(routine)) return true;
+        if (name == threshold_variable(routine)) return true;
     }
     return false;
 }
@@ -128,6 +126,10 @@ std::optional<uint64_t> parse_count(std::string_view text, uint64_t min, uint64_
     return value;
 }
 
+std::string threshold_variable(std::string_view routine) {
+    return "GPUSHIM_THRESHOLD_" + upper(routine);
+}
+
 double default_threshold(Routine routine) {
     if (is_fft(routine)) return kFftThresholdPoints;
     const char precision = routine_name(routine).front();
@@ -168,7 +170,7 @@ Config load_config(const EnvironmentLookup& lookup) {
         // values mean for all of them: 0 offloads everything, a huge value nothing.
         double threshold = global_threshold.value_or(default_threshold(routine));
         if (is_fft(routine) && fft_threshold) threshold = *fft_threshold;
-        const std::string variable = "GPUSHIM_THRESHOLD_" + upper(routine_name(routine));
+        const std::string variable = threshold_variable(routine_name(routine));
         if (const char* value = lookup(variable.c_str())) {
             if (auto parsed = parse_threshold(value)) {
                 threshold = *parsed;

@@ -61,4 +61,8 @@ std::optional<double> parse_threshold(std::string_view text);
 // The default threshold of a routine: an effective dimension (BLAS, LAPACK) or points (FFT).
 double default_threshold(Routine routine);
 
+// The setting of a routine's threshold: GPUSHIM_THRESHOLD_ and the name in capitals
+// ("dgemm": GPUSHIM_THRESHOLD_DGEMM; "fft": GPUSHIM_THRESHOLD_FFT, every FFT's).
+std::string threshold_variable(std::string_view routine);
+
 }  // namespace gpushim

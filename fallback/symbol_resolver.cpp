@@ -83,12 +83,17 @@ void* lookup_in_library(const std::string& path, const char* symbol, bool wants_
     return usable(dlsym(handle, symbol), wants_64bit_integers);
 }
 
-
 }  // namespace
 
 bool is_inside_shim(const void* address) {
     Dl_info info{};
     return dladdr(address, &info) != 0 && info.dli_fbase == shim_base();
+}
+
+std::string library_of(const void* address) {
+    Dl_info info{};
+    if (dladdr(address, &info) == 0 || info.dli_fname == nullptr) return "(unknown library)";
+    return info.dli_fname;
 }
 
 std::vector<DefaultLocation> default_locations(const std::string& symbol) {
@@ -107,8 +112,8 @@ void* find_cpu_symbol(const char* symbol, const std::string& override_path) {
     const bool wide = std::string_view(symbol).ends_with("64_");
     if (!override_path.empty()) {
         if (void* chosen = lookup_in_library(override_path, symbol, wide)) return chosen;
-        log::write(log::Level::debug, "%s is not in the override %s; searching the process",
-                   symbol, override_path.c_str());
+        log::write(log::Level::debug, "%s is not in the override %s; searching the process", symbol,
+                   override_path.c_str());
     }
     if (void* next = usable(dlsym(RTLD_NEXT, symbol), wide)) return next;
     LoadedObjects loaded{shim_base(), {}};

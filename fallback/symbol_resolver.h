@@ -33,4 +33,7 @@ std::vector<DefaultLocation> default_locations(const std::string& symbol);
 // Whether `address` lies inside the shim itself.
 bool is_inside_shim(const void* address);
 
+// The file of the loaded object `address` lies in, or "(unknown library)".
+std::string library_of(const void* address);
+
 }  // namespace gpushim::fallback

@@ -1,8 +1,5 @@
 #include "tools/info_command.h"
 
-#include <dlfcn.h>
-
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -17,14 +14,11 @@
 namespace gpushim::tools {
 namespace {
 
-std::string library_of(const char* symbol, const std::string& override_path) {
+// Where a call of `symbol` would go on the CPU.
+std::string cpu_library(const char* symbol, const std::string& override_path) {
     void* address = fallback::find_cpu_symbol(symbol, override_path);
-    if (address == nullptr) return "not found";
-    Dl_info info{};
-    if (dladdr(address, &info) == 0 || info.dli_fname == nullptr) return "(unknown library)";
-    return info.dli_fname;
+    return address != nullptr ? fallback::library_of(address) : "not found";
 }
-
 std::string or_default(const std::string& value, const char* fallback) {
     return value.empty() ? fallback : value;
 }
@@ -58,9 +52,7 @@ int run_info() {
     bool any = false;
     for (std::size_t i = 0; i < kRoutineCount; ++i) {
         const auto routine = static_cast<Routine>(i);
-        std::string variable = "GPUSHIM_THRESHOLD_";
-        for (char c : routine_name(routine)) variable += static_cast<char>(std::toupper(c));
-        if (setting(variable.c_str()) == nullptr) continue;
+        if (setting(threshold_variable(routine_name(routine)).c_str()) == nullptr) continue;
         const double size = settings.offload_size[i];
         std::printf("%s %s %.6g", any ? "," : "", std::string(routine_name(routine)).c_str(),
                     is_fft(routine) ? size : std::cbrt(size));
@@ -95,9 +87,10 @@ int run_info() {
         }
     }
 
-    std::printf("CPU BLAS (dgemm_): %s\n", library_of("dgemm_", settings.cpu_blas).c_str());
-    std::printf("CPU LAPACK (dgesv_): %s\n", library_of("dgesv_", settings.cpu_blas).c_str());
-    std::printf("FFTW (fftw_execute): %s\n", library_of("fftw_execute", settings.cpu_fftw).c_str());
+    std::printf("CPU BLAS (dgemm_): %s\n", cpu_library("dgemm_", settings.cpu_blas).c_str());
+    std::printf("CPU LAPACK (dgesv_): %s\n", cpu_library("dgesv_", settings.cpu_blas).c_str());
+    std::printf("FFTW (fftw_execute): %s\n",
+                cpu_library("fftw_execute", settings.cpu_fftw).c_str());
     return 0;
 }
 

@@ -1,9 +1,6 @@
 #include "tools/tune_command.h"
 
-#include <dlfcn.h>
-
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <complex>
@@ -296,17 +293,6 @@ std::vector<TuneMeasurement> measure(const std::string& routine, void* cpu_funct
     return measurements;
 }
 
-std::string library_of(const void* function) {
-    Dl_info info{};
-    if (dladdr(function, &info) == 0 || info.dli_fname == nullptr) return "(unknown library)";
-    return info.dli_fname;
-}
-
-std::string upper(std::string text) {
-    for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return text;
-}
-
 }  // namespace
 
 int64_t crossover(const std::vector<TuneMeasurement>& measurements) {
@@ -341,9 +327,10 @@ int run_tune(const TuneOptions& options) {
         const std::string symbol = fft ? "fftw_execute" : routine + "_";
         void* cpu_function =
             fallback::find_cpu_symbol(symbol.c_str(), fft ? config().cpu_fftw : config().cpu_blas);
-        std::string text = "#\n# " + routine + ": the CPU's " +
-                           (cpu_function != nullptr ? library_of(cpu_function) : "(none)") +
-                           " against the device; n, CPU ms, device ms\n";
+        std::string text =
+            "#\n# " + routine + ": the CPU's " +
+            (cpu_function != nullptr ? fallback::library_of(cpu_function) : "(none)") +
+            " against the device; n, CPU ms, device ms\n";
         std::string problem;
         std::vector<TuneMeasurement> measurements;
         if (cpu_function == nullptr) {
@@ -359,7 +346,7 @@ int run_tune(const TuneOptions& options) {
         }
         if (!problem.empty()) text += "#   stopped: " + problem + "\n";
         const int64_t from = crossover(measurements);
-        const std::string variable = "GPUSHIM_THRESHOLD_" + upper(routine);  // _FFT: all FFTs
+        const std::string variable = threshold_variable(routine);
         if (from > 0) {
             text += variable + "=" + std::to_string(from) + "\n";
         } else if (measurements.empty()) {
