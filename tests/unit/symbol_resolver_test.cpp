@@ -36,12 +36,21 @@ TEST(SymbolResolver, NamesTheOverrideLacksAreSearchedFor) {
     EXPECT_NE(find_cpu_symbol("dgemm_", "/nonexistent/libblas.so"), nullptr);
 }
 
-TEST(SymbolResolver, FindsALoadedLibraryOpenedLocally) {
-    // As NumPy's extension modules do: the library is loaded, but not in the global scope.
-    void* handle = dlopen(kOpenBlas, RTLD_NOW | RTLD_LOCAL);
-    ASSERT_NE(handle, nullptr);
-    void* found = find_cpu_symbol("cblas_dgemm", "");
-    EXPECT_EQ(found, dlsym(handle, "cblas_dgemm"));
+// In a process of its own ("threadsafe" runs the test program again for it): BLAS libraries
+// that other tests of this program load (the reference BLAS, libgpushim.so) would come first
+// in load order, and the search would rightly find their cblas_dgemm.
+TEST(SymbolResolverDeathTest, FindsALoadedLibraryOpenedLocally) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            // As NumPy's extension modules do: the library is loaded, but not in the global
+            // scope.
+            void* handle = dlopen(kOpenBlas, RTLD_NOW | RTLD_LOCAL);
+            const bool found = handle != nullptr &&
+                               find_cpu_symbol("cblas_dgemm", "") == dlsym(handle, "cblas_dgemm");
+            std::exit(found ? 0 : 1);
+        },
+        testing::ExitedWithCode(0), "");
 }
 
 // In this test program the resolver is linked into the executable, which plays the shim.
@@ -76,17 +85,25 @@ TEST(SymbolResolver, SuffixedNamesFindDebiansIlp64OpenBlas) {
     EXPECT_NE(find_cpu_symbol("cblas_dgemm64_", ""), nullptr);
 }
 
-TEST(SymbolResolver, PlainNamesSkipAnIlp64OpenBlasLoadedFirst) {
-    void* ilp64 = dlopen("libopenblas64.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (ilp64 == nullptr) GTEST_SKIP() << "libopenblas64-0 is not installed";
-    void* found = find_cpu_symbol("cblas_dgemm", "");
-    ASSERT_NE(found, nullptr);
-    EXPECT_NE(found, dlsym(ilp64, "cblas_dgemm"));
-    const std::string wrong_width_override =
-        library_of(find_cpu_symbol("dgemm_", "libopenblas64.so.0"));
-    EXPECT_EQ(wrong_width_override.find("libopenblas64"), std::string::npos)
-        << wrong_width_override;
-    EXPECT_EQ(find_cpu_symbol("dgemm_64_", ""), dlsym(ilp64, "dgemm_"));
+// In a process of its own, where the ILP64 library is the first BLAS loaded.
+TEST(SymbolResolverDeathTest, PlainNamesSkipAnIlp64OpenBlasLoadedFirst) {
+    if (dlopen("libopenblas64.so.0", RTLD_NOW | RTLD_LOCAL) == nullptr) {
+        GTEST_SKIP() << "libopenblas64-0 is not installed";
+    }
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+            void* ilp64 = dlopen("libopenblas64.so.0", RTLD_NOW | RTLD_LOCAL);
+            void* plain = find_cpu_symbol("cblas_dgemm", "");
+            if (ilp64 == nullptr || plain == nullptr || plain == dlsym(ilp64, "cblas_dgemm")) {
+                std::exit(1);
+            }
+            const std::string wrong_width_override =
+                library_of(find_cpu_symbol("dgemm_", "libopenblas64.so.0"));
+            if (wrong_width_override.find("libopenblas64") != std::string::npos) std::exit(2);
+            std::exit(find_cpu_symbol("dgemm_64_", "") == dlsym(ilp64, "dgemm_") ? 0 : 3);
+        },
+        testing::ExitedWithCode(0), "");
 }
 
 // The search of loaded objects must not hold the loader's lock while it looks into them:
