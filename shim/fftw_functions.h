@@ -1,7 +1,8 @@
 /* The FFTW3 functions the shim exports: every function that creates or consumes a plan,
  * described once and instantiated for fftw_ (double) and fftwf_ (float), as fftw3.h
- * declares its API once for every precision. Everything else of FFTW (memory, wisdom,
- * threads, cleanup) is not exported and so resolves to FFTW itself.
+ * declares its API once for every precision, and the few functions that read out or forget
+ * wisdom. Everything else of FFTW (memory, importing wisdom, threads) is not exported and
+ * so resolves to FFTW itself.
  *
  * GPUSHIM_FOR_EACH_FFTW_PLANNER(X, P, R, C):  X(P, name, KIND, PARAMS, ARGS, DESCRIPTION)
  *   P            the prefix (fftw_, fftwf_), passed through
@@ -19,6 +20,13 @@
  *   function does with a plan of the shim's: execute_planned (on the planned arrays),
  *   execute_new (on new arrays ARGS = in, out), execute_on_cpu (split and r2r: FFTW's),
  *   inspect (FFTW's answer for the plan that computes on the CPU), destroy.
+ *
+ * GPUSHIM_FOR_EACH_FFTW_WISDOM_FUNCTION(X, P):  X(P, name, Return, BEFORE, PARAMS, ARGS)
+ *   the functions that read FFTW's wisdom out or forget it. The shim skips FFTW's search
+ *   (MEASURE, PATIENT, EXHAUSTIVE) for a transform the device computes (shim/fftw_plan.h),
+ *   and FFTW would have wisdom from it; BEFORE forwarding, make_skipped_searches makes those
+ *   searches (wisdom read out holds what FFTW's would), forget_skipped_searches forgets them
+ *   (FFTW_WISDOM_ONLY then finds nothing, as with FFTW).
  *
  * Plain preprocessor text: also read by cpp to write the version script. */
 #ifndef GPUSHIM_SHIM_FFTW_FUNCTIONS_H
@@ -179,6 +187,17 @@
     X(P, flops, void, inspect, (double *add, double *mul, double *fmas), (add, mul, fmas))           \
     X(P, estimate_cost, double, inspect, (), ())                                                     \
     X(P, cost, double, inspect, (), ())
+
+#define GPUSHIM_FOR_EACH_FFTW_WISDOM_FUNCTION(X, P)                                          \
+    X(P, export_wisdom_to_filename, int, make_skipped_searches, (const char *filename),      \
+      (filename))                                                                           \
+    X(P, export_wisdom_to_file, void, make_skipped_searches, (FILE * output_file),           \
+      (output_file))                                                                        \
+    X(P, export_wisdom_to_string, char *, make_skipped_searches, (), ())                     \
+    X(P, export_wisdom, void, make_skipped_searches,                                         \
+      (void (*write_char)(char c, void *data), void *data), (write_char, data))             \
+    X(P, forget_wisdom, void, forget_skipped_searches, (), ())                               \
+    X(P, cleanup, void, forget_skipped_searches, (), ())
 
 /* X(prefix, Real): the precisions the shim serves (not fftwl_, fftwq_). */
 #define GPUSHIM_FOR_EACH_FFTW_PRECISION(X) \

@@ -1,13 +1,10 @@
 #include "shim/fftw_plan.h"
 
-#include <mutex>
 #include <new>
-#include <set>
-#include <tuple>
 #include <type_traits>
-#include <vector>
 
 #include "shim/fftw_routines.h"
+#include "shim/fftw_skipped_searches.h"
 
 namespace gpushim::shim {
 namespace {
@@ -24,53 +21,22 @@ class PlanningScope {
     PlanningScope& operator=(const PlanningScope&) = delete;
 };
 
-// Problems bound for the device whose FFTW_MEASURE (or PATIENT, EXHAUSTIVE) search was
-// not made: FFTW would have wisdom for them, so a later FFTW_WISDOM_ONLY request for one
-// gets a plan, as it would from FFTW, though no wisdom exists.
-class SkippedSearches {
-  public:
-    void add(const PlannedTransform& planned) {
-        const std::lock_guard lock(mutex_);
-        keys_.insert(key(planned));
-    }
-    bool contains(const PlannedTransform& planned) const {
-        const std::lock_guard lock(mutex_);
-        return keys_.count(key(planned)) > 0;
-    }
-
-  private:
-    // What FFTW's wisdom tells problems by: kind, precision, direction, whether the
-    // transform is in place, and its sizes and strides.
-    using Key =
-        std::tuple<FftKind, bool, int, bool, std::vector<FftDimension>, std::vector<FftDimension>>;
-    static Key key(const PlannedTransform& planned) {
-        const FftProblem& p = planned.problem;
-        return {p.kind, p.single, p.sign, planned.in == planned.out, p.dims, p.howmany};
-    }
-
-    mutable std::mutex mutex_;
-    std::set<Key> keys_;
-};
-
-SkippedSearches& skipped_searches() {
-    static auto* instance = new SkippedSearches;  // never destroyed: plans outlive statics
-    return *instance;
-}
-
-// FFTW's plan for the CPU path of a transform bound for the device: FFTW_ESTIMATE in place
-// of the caller's search (MEASURE, PATIENT, EXHAUSTIVE), every other flag kept. With
-// FFTW_WISDOM_ONLY, the caller's flags: NULL exactly when FFTW has no wisdom, unless the
-// shim skipped the search that would have made it.
-void* plan_cpu_path(const PlannedTransform& planned, unsigned flags,
+// FFTW's plan for the CPU path. With FFTW_WISDOM_ONLY, the caller's flags: FFTW's answer,
+// after the searches skipped for the same problem are made (fftw_skipped_searches.h; also
+// where the device is no longer usable, as in a forked child). Otherwise, for a transform
+// bound for the device, FFTW_ESTIMATE in place of the caller's search (MEASURE, PATIENT,
+// EXHAUSTIVE), every other flag kept, and the search recorded; for any other, the caller's
+// flags.
+void* plan_cpu_path(const PlannedTransform& planned, unsigned flags, bool bound_for_device,
                     void* (*plan_on_cpu)(void* context, unsigned flags), void* context) {
-    const unsigned estimate = (flags & ~(fftw::kPatient | fftw::kExhaustive)) | fftw::kEstimate;
     if ((flags & fftw::kWisdomOnly) != 0) {
         void* with_wisdom = plan_on_cpu(context, flags);
-        if (with_wisdom != nullptr || !skipped_searches().contains(planned)) return with_wisdom;
-        return plan_on_cpu(context, estimate & ~fftw::kWisdomOnly);
+        if (with_wisdom != nullptr || !make_skipped_searches_of(planned)) return with_wisdom;
+        return plan_on_cpu(context, flags);
     }
-    if ((flags & fftw::kEstimate) == 0) skipped_searches().add(planned);
-    return plan_on_cpu(context, estimate);
+    if (!bound_for_device) return plan_on_cpu(context, flags);
+    if ((flags & fftw::kEstimate) == 0) skip_search(planned, flags);
+    return plan_on_cpu(context, (flags & ~(fftw::kPatient | fftw::kExhaustive)) | fftw::kEstimate);
 }
 
 }  // namespace
@@ -90,8 +56,7 @@ void* plan_transform(PlannedTransform planned, bool single, unsigned flags,
     planned.problem.single = single;
     const Routine routine = fft_routine(planned.problem.kind, single);
     std::unique_ptr<gpu::FftDeviceState> device = bind_to_device(planned.problem, routine);
-    void* cpu_plan = device != nullptr ? plan_cpu_path(planned, flags, plan_on_cpu, context)
-                                       : plan_on_cpu(context, flags);
+    void* cpu_plan = plan_cpu_path(planned, flags, device != nullptr, plan_on_cpu, context);
     if (cpu_plan == nullptr) return nullptr;
     auto* plan = new (std::nothrow)
         FftwPlan{FftwPlan::kMagic, std::move(planned.problem), routine, cpu_plan, planned.in,

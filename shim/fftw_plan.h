@@ -2,7 +2,8 @@
 //
 // Every planner returns a plan of the shim's, which holds FFTW's own plan for the CPU
 // path. A transform bound for the device gets an FFTW_ESTIMATE plan (no MEASURE search
-// for a transform the device computes; ESTIMATE never touches the arrays), or, with
+// for a transform the device computes; ESTIMATE never touches the arrays; the search is
+// made only if the program looks at wisdom: fftw_skipped_searches.h), or, with
 // FFTW_WISDOM_ONLY, the plan the caller's flags give, so that planning fails exactly
 // when FFTW's would. Any other transform gets FFTW's plan for the caller's own flags.
 // A plan pointer that is not the shim's is handed to FFTW unchanged.

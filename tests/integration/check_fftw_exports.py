@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Check that libgpushim.so exports exactly FFTW's plan-creating and plan-consuming functions.
+"""Check that libgpushim.so exports exactly FFTW's plan-creating and plan-consuming functions,
+and those that read out or forget wisdom.
 
   check_fftw_exports.py --shim build/libgpushim.so --header /usr/include/fftw3.h
                         --fftw /usr/lib/.../libfftw3.so.3 --fftwf /usr/lib/.../libfftw3f.so.3
@@ -11,8 +12,12 @@ else must stay FFTW's own (DESIGN.md, "FFTW"). Required exports:
     plan_*, execute*, destroy_plan, *print_plan, flops, cost, estimate_cost and whose signature
     returns or takes an X(plan) (plan_with_nthreads has such a name, but is a threads function);
   - the legacy Fortran functions of the same names (dfftw_/sfftw_ with `_` and `__`) that
-    libfftw3.so.3 / libfftw3f.so.3 export.
-Any other FFTW name the shim exports (fftw_malloc, wisdom, threads, cleanup, the fftwl_ and
+    libfftw3.so.3 / libfftw3f.so.3 export;
+  - the fftw_ and fftwf_ functions declared in FFTW_DEFINE_API named export_wisdom*,
+    forget_wisdom and cleanup: the shim makes (or forgets) FFTW's searches it skipped for
+    transforms the device computes before FFTW reads out (or forgets) its wisdom. Their
+    legacy Fortran twins call them through the PLT, and stay FFTW's.
+Any other FFTW name the shim exports (fftw_malloc, importing wisdom, threads, the fftwl_ and
 fftwq_ APIs) is an error. Exit status 0 when both hold, 1 listing what is missing or extra,
 77 when the header, a library or nm is missing (a failure with CI=true).
 """
@@ -29,6 +34,7 @@ import shimtest as st  # noqa: E402
 
 PLAN_NAME = re.compile(
     r"^(plan_\w+|execute\w*|destroy_plan|\w*print_plan|flops|cost|estimate_cost)$")
+WISDOM_NAME = re.compile(r"^(export_wisdom\w*|forget_wisdom|cleanup)$")
 FFTW_NAME = re.compile(r"^(fftw[flq]?_|[dslq]fftw_)")
 LEGACY = re.compile(r"^([ds])fftw_(\w+?)(__?)$")
 
@@ -81,9 +87,12 @@ def main() -> int:
 
     with open(args.header) as f:
         header = f.read()
-    plan_functions, other_names = [], []
+    plan_functions, other_names, wisdom_functions = [], [], []
     problems = []
     for ret, name, params in api_functions(header):
+        if WISDOM_NAME.match(name):
+            wisdom_functions.append(name)
+            continue
         handles_plan = ret == "X(plan)" or re.search(r"\bX\(plan\)\s+\w+", params)
         if PLAN_NAME.match(name) and handles_plan:
             plan_functions.append(name)
@@ -99,7 +108,12 @@ def main() -> int:
     st.log(f"fftw3.h: {len(plan_functions)} plan functions per precision; matching the names "
            f"but no plan function (left to FFTW): {', '.join(other_names) or 'none'}")
 
-    required = {p + name for p in mangling_prefixes(header) for name in plan_functions}
+    if len(wisdom_functions) != 6:
+        st.fail(f"wisdom functions parsed from {args.header}: {wisdom_functions} (want the 4 "
+                f"export_wisdom functions, forget_wisdom and cleanup)")
+
+    required = {p + name for p in mangling_prefixes(header)
+                for name in plan_functions + wisdom_functions}
     for library, prefix in ((args.fftw, "d"), (args.fftwf, "s")):
         legacy = {s for s in exported(nm, library)
                   if (m := LEGACY.match(s)) and m.group(1) == prefix
@@ -118,8 +132,8 @@ def main() -> int:
     if extra:
         problems.append(f"{len(extra)} FFTW names exported by the shim that must stay FFTW's: "
                         f"{' '.join(extra)}")
-    return st.finish(problems, f"OK: the shim exports the {len(required)} FFTW plan functions "
-                               f"and no other FFTW name")
+    return st.finish(problems, f"OK: the shim exports the {len(required)} FFTW plan and wisdom "
+                               f"functions and no other FFTW name")
 
 
 if __name__ == "__main__":

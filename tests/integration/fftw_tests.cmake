@@ -6,6 +6,9 @@
 #   fftw_matrix_relinked[_faults,_small_device]  fftw_matrix.c, linked -lgpushim -lfftw3
 #                                  -lfftw3f: every planner form of fftw3.h in both precisions
 #                                  vs FFTW itself
+#   fftw_wisdom_relinked           fftw_wisdom.c: FFTW's wisdom of the transforms the shim
+#                                  planned for the device without FFTW's search, in the
+#                                  process and exported to one without the shim
 #   fftw_legacy_relinked[_faults]  fftw_legacy.f90: the legacy Fortran API (dfftw_, sfftw_)
 #   pyfftw_{debian,venv}[_faults]  pyfftw_check.py: Debian's pyFFTW, and pip's in the venv
 #                                  (with its bundled FFTW), under LD_PRELOAD
@@ -54,6 +57,30 @@ if(GPUSHIM_FFTW_INCLUDE_DIR AND GPUSHIM_FFTW3_LIBRARY AND GPUSHIM_FFTW3F_LIBRARY
 else()
   gpushim_skipped_test(fftw_matrix_relinked
                        "fftw3.h, libfftw3 or libfftw3f not found (libfftw3-dev)")
+endif()
+
+find_library(GPUSHIM_FFTW3_THREADS_LIBRARY NAMES fftw3_threads)
+find_library(GPUSHIM_FFTW3F_THREADS_LIBRARY NAMES fftw3f_threads)
+if(GPUSHIM_FFTW_INCLUDE_DIR AND GPUSHIM_FFTW3_LIBRARY AND GPUSHIM_FFTW3F_LIBRARY
+   AND GPUSHIM_FFTW3_THREADS_LIBRARY AND GPUSHIM_FFTW3F_THREADS_LIBRARY)
+  set(fftw_wisdom_libraries ${GPUSHIM_FFTW3_THREADS_LIBRARY} ${GPUSHIM_FFTW3F_THREADS_LIBRARY}
+                            ${GPUSHIM_FFTW3_LIBRARY} ${GPUSHIM_FFTW3F_LIBRARY})
+  foreach(target gpushim_fftw_wisdom gpushim_fftw_wisdom_plain)
+    add_executable(${target} fftw_wisdom.c)
+    set_target_properties(${target} PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON)
+    target_include_directories(${target} PRIVATE ${GPUSHIM_FFTW_INCLUDE_DIR})
+    target_compile_options(${target} PRIVATE -Wall -Wextra)
+    target_link_options(${target} PRIVATE LINKER:--no-as-needed)
+  endforeach()
+  target_link_libraries(gpushim_fftw_wisdom PRIVATE gpushim ${fftw_wisdom_libraries})
+  target_link_libraries(gpushim_fftw_wisdom_plain PRIVATE ${fftw_wisdom_libraries})
+  add_dependencies(gpushim_fftw_wisdom gpushim_hostsim)
+  gpushim_integration_test(NAME fftw_wisdom_relinked LABELS "fftw;relink" TIMEOUT 300
+    COMMAND ${here}/run_fftw.py --shim ${shim} --gpu ${fftw_offloaded}
+            -- $<TARGET_FILE:gpushim_fftw_wisdom> $<TARGET_FILE:gpushim_fftw_wisdom_plain>)
+else()
+  gpushim_skipped_test(fftw_wisdom_relinked
+                       "fftw3.h, libfftw3[f] or libfftw3[f]_threads not found (libfftw3-dev)")
 endif()
 
 if(GPUSHIM_FFTW_FORTRAN_INCLUDE AND GPUSHIM_FFTW3_LIBRARY AND GPUSHIM_FFTW3F_LIBRARY

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """pyFFTW against numpy.fft, run under LD_PRELOAD=libgpushim.so (by run_fftw.py): its
-numpy_fft interface, FFTW objects and builders, and scipy.fft with pyFFTW as its backend.
+numpy_fft interface, FFTW objects and builders, and scipy.fft with pyFFTW as its backend;
+and the wisdom of FFTW_MEASURE plans.
 
 Debian's pyFFTW 0.13 plans with fftw_plan_guru_dft / _dft_r2c / _dft_c2r / _r2r (fftwf_ in
 single precision) and executes with the new-array functions (fftw_execute_dft ...): under the
@@ -206,10 +207,50 @@ def scipy_backend():
                   np.fft.irfftn(h, s=(30, 42), axes=(0, 1)), cdtype, 30 * 42)
 
 
+def expect(name, ok, problem):
+    global checks, failures
+    checks += 1
+    if not ok:
+        failures += 1
+        print(f"FAILED: {name}: {problem}", flush=True)
+
+
+def plans_with_wisdom_only(a, b):
+    """Whether FFTW has wisdom for the transform a -> b: pyFFTW raises RuntimeError when an
+    FFTW_WISDOM_ONLY plan fails."""
+    try:
+        pyfftw.FFTW(a, b, flags=("FFTW_MEASURE", "FFTW_WISDOM_ONLY"))
+        return True
+    except RuntimeError:
+        return False
+
+
+def wisdom():
+    """pyFFTW's wisdom of FFTW_MEASURE plans: the shim skips FFTW's search for a transform the
+    device computes, makes it when wisdom is read out (fftw_export_wisdom with a callback, as
+    pyfftw.export_wisdom calls it) and forgets it with FFTW's wisdom."""
+    for dtype, n in ((np.complex128, 1000), (np.complex64, 768)):
+        name = f"wisdom of FFTW {np.dtype(dtype).name} {n}"
+        a = pyfftw.empty_aligned(n, dtype=dtype)
+        b = pyfftw.empty_aligned(n, dtype=dtype)
+        pyfftw.forget_wisdom()
+        pyfftw.FFTW(a, b, flags=("FFTW_MEASURE",))
+        pyfftw.forget_wisdom()
+        expect(f"{name}: after forget_wisdom", not plans_with_wisdom_only(a, b),
+               "an FFTW_WISDOM_ONLY plan")
+        pyfftw.FFTW(a, b, flags=("FFTW_MEASURE",))
+        exported = pyfftw.export_wisdom()
+        pyfftw.forget_wisdom()
+        pyfftw.import_wisdom(exported)
+        expect(f"{name}: exported, forgotten and imported", plans_with_wisdom_only(a, b),
+               "no FFTW_WISDOM_ONLY plan: the exported wisdom lacks the transform")
+
+
 def main():
     interfaces()
     fftw_objects()
     scipy_backend()
+    wisdom()
     print(f"{checks} checks, {failures} failed")
     return 1 if failures else 0
 

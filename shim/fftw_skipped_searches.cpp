@@ -1,0 +1,302 @@
+#include "shim/fftw_skipped_searches.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#include "dispatch/config.h"
+#include "dispatch/log.h"
+#include "fallback/symbol_resolver.h"
+#include "shim/cpu_function.h"
+#include "shim/fftw_abi.h"
+
+namespace gpushim::shim {
+namespace {
+
+// FFTW's wisdom tells arrays apart by their address modulo its SIMD alignment (16 bytes for
+// SSE2 up to 64 for AVX-512): the scratch arrays keep the planned ones' address modulo 64.
+constexpr std::uintptr_t kAlignmentSpan = 64;
+
+struct SkippedSearch {
+    FftProblem problem;
+    bool in_place;
+    std::uintptr_t in_alignment;
+    std::uintptr_t out_alignment;
+    unsigned flags;
+    int planner_threads;  // FFTW's planner threads at planning time; 0 when it cannot tell
+
+    bool same_problem(const PlannedTransform& planned) const {
+        const FftProblem& p = planned.problem;
+        return problem.kind == p.kind && problem.single == p.single && problem.sign == p.sign &&
+               problem.dims == p.dims && problem.howmany == p.howmany &&
+               in_place == (planned.in == planned.out);
+    }
+    bool operator==(const SkippedSearch& other) const {
+        return problem.kind == other.problem.kind && problem.single == other.problem.single &&
+               problem.sign == other.problem.sign && problem.dims == other.problem.dims &&
+               problem.howmany == other.problem.howmany && in_place == other.in_place &&
+               in_alignment == other.in_alignment && out_alignment == other.out_alignment &&
+               flags == other.flags && planner_threads == other.planner_threads;
+    }
+};
+
+class SkippedSearches {
+  public:
+    void add(SkippedSearch search) {
+        const std::lock_guard lock(mutex_);
+        if (std::find(searches_.begin(), searches_.end(), search) == searches_.end())
+            searches_.push_back(std::move(search));
+    }
+    // Removes and returns the searches `chosen` picks.
+    template <class Predicate>
+    std::vector<SkippedSearch> take(Predicate chosen) {
+        const std::lock_guard lock(mutex_);
+        std::vector<SkippedSearch> taken;
+        std::erase_if(searches_, [&](SkippedSearch& search) {
+            if (!chosen(search)) return false;
+            taken.push_back(std::move(search));
+            return true;
+        });
+        return taken;
+    }
+
+  private:
+    std::mutex mutex_;
+    std::vector<SkippedSearch> searches_;
+};
+
+SkippedSearches& skipped_searches() {
+    static auto* instance = new SkippedSearches;  // never destroyed: plans outlive statics
+    return *instance;
+}
+
+// A function of FFTW's threads library (fftw_planner_nthreads is FFTW 3.3.9's): nullptr
+// where the program has not loaded one. Searched for until found.
+class OptionalFftwFunction {
+  public:
+    constexpr explicit OptionalFftwFunction(const char* symbol) : symbol_(symbol) {}
+    void* get() {
+        void* found = found_.load(std::memory_order_acquire);
+        if (found == nullptr) {
+            found = fallback::find_cpu_symbol(symbol_, config().cpu_fftw);
+            found_.store(found, std::memory_order_release);
+        }
+        return found;
+    }
+
+  private:
+    const char* symbol_;
+    std::atomic<void*> found_{nullptr};
+};
+
+// FFTW's planners of one precision that make a search, and what sets its planner threads.
+template <class Real>
+struct FftwSearchFunctions {
+    using C = typename fftw::Types<Real>::C;
+    using Plan = typename fftw::Types<Real>::Plan;
+    using IoDim64 = fftw::IoDim64;
+
+    // The names of FFTW's functions of this precision.
+    struct Names {
+        const char* dft;
+        const char* r2c;
+        const char* c2r;
+        const char* destroy;
+        const char* planner_threads;
+        const char* plan_with_threads;
+    };
+    constexpr explicit FftwSearchFunctions(const Names& names)
+        : dft(names.dft),
+          r2c(names.r2c),
+          c2r(names.c2r),
+          destroy(names.destroy),
+          planner_threads(names.planner_threads),
+          plan_with_threads(names.plan_with_threads) {}
+
+    CpuFunction<Plan(int, const IoDim64*, int, const IoDim64*, C*, C*, int, unsigned)> dft;
+    CpuFunction<Plan(int, const IoDim64*, int, const IoDim64*, Real*, C*, unsigned)> r2c;
+    CpuFunction<Plan(int, const IoDim64*, int, const IoDim64*, C*, Real*, unsigned)> c2r;
+    CpuFunction<void(Plan)> destroy;
+    OptionalFftwFunction planner_threads;
+    OptionalFftwFunction plan_with_threads;
+};
+
+constinit FftwSearchFunctions<double> double_functions({
+    "fftw_plan_guru64_dft",
+    "fftw_plan_guru64_dft_r2c",
+    "fftw_plan_guru64_dft_c2r",
+    "fftw_destroy_plan",
+    "fftw_planner_nthreads",
+    "fftw_plan_with_nthreads",
+});
+constinit FftwSearchFunctions<float> float_functions({
+    "fftwf_plan_guru64_dft",
+    "fftwf_plan_guru64_dft_r2c",
+    "fftwf_plan_guru64_dft_c2r",
+    "fftwf_destroy_plan",
+    "fftwf_planner_nthreads",
+    "fftwf_plan_with_nthreads",
+});
+
+int current_planner_threads(bool single) {
+    void* function =
+        single ? float_functions.planner_threads.get() : double_functions.planner_threads.get();
+    return function != nullptr ? reinterpret_cast<int (*)()>(function)() : 0;
+}
+
+void set_planner_threads(bool single, int threads) {
+    void* function =
+        single ? float_functions.plan_with_threads.get() : double_functions.plan_with_threads.get();
+    if (function != nullptr && threads > 0) reinterpret_cast<void (*)(int)>(function)(threads);
+}
+
+// The element offsets, from an array's start, of the lowest and highest element the
+// transform reads or writes on one side (negative strides reach below the start).
+struct Extent {
+    int64_t low = 0;
+    int64_t high = 0;
+};
+
+Extent extent(const FftProblem& problem, bool input) {
+    Extent e;
+    auto add = [&](const std::vector<FftDimension>& dims) {
+        for (const FftDimension& d : dims) {
+            const int64_t reach = (d.n - 1) * (input ? d.is : d.os);
+            (reach < 0 ? e.low : e.high) += reach;
+        }
+    };
+    add(problem.dims);
+    add(problem.howmany);
+    return e;
+}
+
+// Scratch memory holding one array of the planned extent at the planned alignment.
+class ScratchArray {
+  public:
+    // Bytes [low, high] around the array's start, which has `alignment` modulo the span.
+    bool allocate(int64_t low, int64_t high, std::uintptr_t alignment) {
+        const auto size = static_cast<std::size_t>(high - low) + 1 + kAlignmentSpan;
+        memory_.reset(new (std::nothrow) std::byte[size]);
+        if (memory_ == nullptr) return false;
+        const auto lowest =
+            reinterpret_cast<std::uintptr_t>(memory_.get()) + static_cast<std::uintptr_t>(-low);
+        start_ = reinterpret_cast<void*>(
+            lowest + (alignment + kAlignmentSpan - lowest % kAlignmentSpan) % kAlignmentSpan);
+        return true;
+    }
+    void* start() const { return start_; }
+
+  private:
+    std::unique_ptr<std::byte[]> memory_;
+    void* start_ = nullptr;
+};
+
+// The byte range one side of the transform covers around its array's start.
+Extent byte_extent(const FftProblem& problem, bool input, std::size_t real_size) {
+    const bool complex = input ? problem.kind != FftKind::r2c : problem.kind != FftKind::c2r;
+    const auto element = static_cast<int64_t>(complex ? 2 * real_size : real_size);
+    const Extent e = extent(problem, input);
+    return {e.low * element, (e.high + 1) * element - 1};
+}
+
+template <class Real>
+bool make_search(FftwSearchFunctions<Real>& fftw_functions, const SkippedSearch& search) {
+    using C = typename fftw::Types<Real>::C;
+    const FftProblem& problem = search.problem;
+    const Extent in_bytes = byte_extent(problem, true, sizeof(Real));
+    const Extent out_bytes = byte_extent(problem, false, sizeof(Real));
+    ScratchArray in;
+    ScratchArray out;
+    const bool allocated =
+        search.in_place ? in.allocate(std::min(in_bytes.low, out_bytes.low),
+                                      std::max(in_bytes.high, out_bytes.high), search.in_alignment)
+                        : in.allocate(in_bytes.low, in_bytes.high, search.in_alignment) &&
+                              out.allocate(out_bytes.low, out_bytes.high, search.out_alignment);
+    if (!allocated) return false;
+    void* out_start = search.in_place ? in.start() : out.start();
+
+    auto iodims = [](const std::vector<FftDimension>& dims) {
+        std::vector<fftw::IoDim64> converted;
+        for (const FftDimension& d : dims) converted.push_back({d.n, d.is, d.os});
+        return converted;
+    };
+    const std::vector<fftw::IoDim64> dims = iodims(problem.dims);
+    const std::vector<fftw::IoDim64> howmany = iodims(problem.howmany);
+    const int rank = static_cast<int>(dims.size());
+    const int howmany_rank = static_cast<int>(howmany.size());
+
+    const int threads_now = current_planner_threads(problem.single);
+    if (search.planner_threads != threads_now)
+        set_planner_threads(problem.single, search.planner_threads);
+    typename fftw::Types<Real>::Plan plan = nullptr;
+    switch (problem.kind) {
+        case FftKind::c2c:
+            plan = fftw_functions.dft.get()(rank, dims.data(), howmany_rank, howmany.data(),
+                                            static_cast<C*>(in.start()), static_cast<C*>(out_start),
+                                            problem.sign, search.flags);
+            break;
+        case FftKind::r2c:
+            plan = fftw_functions.r2c.get()(rank, dims.data(), howmany_rank, howmany.data(),
+                                            static_cast<Real*>(in.start()),
+                                            static_cast<C*>(out_start), search.flags);
+            break;
+        case FftKind::c2r:
+            plan = fftw_functions.c2r.get()(rank, dims.data(), howmany_rank, howmany.data(),
+                                            static_cast<C*>(in.start()),
+                                            static_cast<Real*>(out_start), search.flags);
+            break;
+        default:
+            break;  // never bound for the device
+    }
+    if (search.planner_threads != threads_now) set_planner_threads(problem.single, threads_now);
+    if (plan != nullptr) fftw_functions.destroy.get()(plan);
+    return true;
+}
+
+void make_searches(std::vector<SkippedSearch> searches) {
+    for (SkippedSearch& search : searches) {
+        const bool made = search.problem.single ? make_search(float_functions, search)
+                                                : make_search(double_functions, search);
+        if (!made) {
+            log::write(log::Level::warn,
+                       "no memory for FFTW's search of a transform the device computes: FFTW's "
+                       "wisdom lacks it");
+            skipped_searches().add(std::move(search));
+        }
+    }
+}
+
+}  // namespace
+
+void skip_search(const PlannedTransform& planned, unsigned flags) {
+    const bool single = planned.problem.single;
+    skipped_searches().add({planned.problem, planned.in == planned.out,
+                            reinterpret_cast<std::uintptr_t>(planned.in) % kAlignmentSpan,
+                            reinterpret_cast<std::uintptr_t>(planned.out) % kAlignmentSpan, flags,
+                            current_planner_threads(single)});
+}
+
+bool make_skipped_searches_of(const PlannedTransform& planned) {
+    std::vector<SkippedSearch> searches = skipped_searches().take(
+        [&](const SkippedSearch& search) { return search.same_problem(planned); });
+    const bool any = !searches.empty();
+    make_searches(std::move(searches));
+    return any;
+}
+
+void make_skipped_searches(bool single) {
+    make_searches(skipped_searches().take(
+        [&](const SkippedSearch& search) { return search.problem.single == single; }));
+}
+
+void forget_skipped_searches(bool single) {
+    skipped_searches().take(
+        [&](const SkippedSearch& search) { return search.problem.single == single; });
+}
+
+}  // namespace gpushim::shim
