@@ -187,21 +187,27 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
     const std::lock_guard lock(state.mutex_);
     const StridedArray input = strided_array(*op.problem, true, op.in);
     const StridedArray output = strided_array(*op.problem, false, op.out);
+    // A complex transform runs in place on the device, in half the memory; a real one's
+    // input and output have different packed layouts.
+    const bool one_device_array = op.problem->kind == FftKind::c2c;
     if (state.input_.data == nullptr) {
         DeviceMemoryPool& pool = device_pool(*plugin);
         state.input_ = pool.allocate(input.bytes());
-        state.output_ = pool.allocate(output.bytes());
-        if (state.input_.data == nullptr || state.output_.data == nullptr) {
+        if (!one_device_array) state.output_ = pool.allocate(output.bytes());
+        if (state.input_.data == nullptr || (!one_device_array && state.output_.data == nullptr)) {
             for (DeviceBlock* block : {&state.input_, &state.output_}) {
                 if (block->data != nullptr) pool.release(*block);
                 *block = DeviceBlock{};
             }
-            log::write(log::Level::info,
-                       "an FFT of %.1f MB does not fit in device memory; computing on the CPU",
-                       static_cast<double>(input.bytes() + output.bytes()) * 1e-6);
+            log::write(
+                log::Level::info,
+                "an FFT of %.1f MB does not fit in device memory; computing on the CPU",
+                static_cast<double>(input.bytes() + (one_device_array ? 0 : output.bytes())) *
+                    1e-6);
             return Outcome::unavailable;
         }
     }
+    void* const device_output = one_device_array ? state.input_.data : state.output_.data;
 
     // An in-place transform's output overwrites its input: it is written only once all of
     // it is on the host (in memory of this call's, not a pinned buffer kept for the next),
@@ -230,13 +236,13 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
         0);
     if (status == 0) {
         step = "FFT";
-        status = plugin->fft_execute(state.plan_, state.input_.data, state.output_.data,
-                                     context->queue[0]);
+        status =
+            plugin->fft_execute(state.plan_, state.input_.data, device_output, context->queue[0]);
     }
     if (status == 0) {
         step = "FFT download";
         status = staging.download_packed(
-            state.output_.data, output.bytes(),
+            device_output, output.bytes(),
             [&](const std::byte* staging_chunk, std::size_t offset, std::size_t bytes) {
                 if (in_place) {
                     parallel_memcpy(whole_output.get() + offset, staging_chunk, bytes);

@@ -35,7 +35,7 @@ class FftDeviceState {
     gpushim_fft_desc desc_{};
     gpushim_fft_plan plan_ = nullptr;
     DeviceBlock input_;
-    DeviceBlock output_;
+    DeviceBlock output_;  // none for a complex transform: it runs in place in input_
 };
 
 // The device plan of a problem that suits the device; nullptr when no device is usable or

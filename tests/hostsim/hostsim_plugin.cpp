@@ -715,19 +715,23 @@ class FftwPlan final : public HostFftPlan {
     using Plan = typename Fftw<R>::Plan;
     using Complex = typename Fftw<R>::Complex;
 
-    FftwPlan(const Fftw<R>& fftw, const gpushim_fft_desc& desc, Plan plan)
-        : fftw_(fftw), desc_(desc), plan_(plan) {}
+    // `in_place_plan`: C2C's, for executions where the output array is the input array
+    // (FFTW's plans are made for one or the other).
+    FftwPlan(const Fftw<R>& fftw, const gpushim_fft_desc& desc, Plan plan, Plan in_place_plan)
+        : fftw_(fftw), desc_(desc), plan_(plan), in_place_plan_(in_place_plan) {}
     FftwPlan(const FftwPlan&) = delete;
     FftwPlan& operator=(const FftwPlan&) = delete;
     ~FftwPlan() override {
         const std::lock_guard lock(fftw_planner_mutex());
         fftw_.destroy(plan_);
+        if (in_place_plan_ != nullptr) fftw_.destroy(in_place_plan_);
     }
 
     int execute(void* in, void* out) const override {
         switch (desc_.kind) {
             case GPUSHIM_FFT_C2C:
-                fftw_.execute_dft(plan_, static_cast<Complex*>(in), static_cast<Complex*>(out));
+                fftw_.execute_dft(in == out ? in_place_plan_ : plan_, static_cast<Complex*>(in),
+                                  static_cast<Complex*>(out));
                 return kOk;
             case GPUSHIM_FFT_R2C:
                 fftw_.execute_r2c(plan_, static_cast<R*>(in), static_cast<Complex*>(out));
@@ -758,6 +762,7 @@ class FftwPlan final : public HostFftPlan {
     Fftw<R> fftw_;
     gpushim_fft_desc desc_;
     Plan plan_;
+    Plan in_place_plan_;
 };
 
 // The packed row-major layout of the description as FFTW's guru dimensions: `dims` (rank of
@@ -808,12 +813,19 @@ int plan_fft(const gpushim_fft_desc& desc, gpushim_fft_plan* plan) {
     static Complex stand_in[2];
     const unsigned flags = kFftwEstimate | kFftwUnaligned;
     typename Fftw<R>::Plan planned = nullptr;
+    typename Fftw<R>::Plan planned_in_place = nullptr;
     {
         const std::lock_guard lock(fftw_planner_mutex());
         switch (desc.kind) {
             case GPUSHIM_FFT_C2C:
                 planned = fftw.plan_dft(desc.rank, dims, 1, &batch, &stand_in[0], &stand_in[1],
                                         desc.sign, flags);
+                planned_in_place = fftw.plan_dft(desc.rank, dims, 1, &batch, &stand_in[0],
+                                                 &stand_in[0], desc.sign, flags);
+                if (planned_in_place == nullptr && planned != nullptr) {
+                    fftw.destroy(planned);
+                    planned = nullptr;
+                }
                 break;
             case GPUSHIM_FFT_R2C:
                 planned =
@@ -826,7 +838,8 @@ int plan_fft(const gpushim_fft_desc& desc, gpushim_fft_plan* plan) {
         }
     }
     if (planned == nullptr) return kUnsupported;
-    *plan = reinterpret_cast<gpushim_fft_plan>(new FftwPlan<R>(fftw, desc, planned));
+    *plan =
+        reinterpret_cast<gpushim_fft_plan>(new FftwPlan<R>(fftw, desc, planned, planned_in_place));
     return kOk;
 }
 

@@ -15,12 +15,14 @@
 //     the output's end;
 //   - one plan of each kind and precision executed on a second queue right after the first
 //     execution, before anything waits for it, on twice the input: twice the result;
+//   - C2C in place (the output array is the input array) of ranks 1, 2 and 3, batched;
 //   - descriptions the interface does not allow are refused (rank 0 and 4, a size or howmany of
 //     0, a negative size, a complex precision, an unknown kind, a C2C sign of 0, element counts
 //     beyond int64);
 //   - with --large: 1-D 2^22 C2C, 2-D 2048 x 2048 R2C and C2R (double), 3-D 256^3 C2C and 4096
-//     transforms of the prime 1009 (float), against the direct sum at sampled outputs of the
-//     first and last transform and against FFTW everywhere, with the time of the execution.
+//     transforms of the prime 1009 (float), 3-D 256^3 C2C in place (double), against the direct sum
+//     at sampled outputs of the first and last transform and against FFTW everywhere, with the time
+//     of the execution.
 // Without FFTW (the CUDA plugin on a machine without it), the comparisons with FFTW are
 // skipped and said so; everything else still runs.
 //
@@ -377,10 +379,16 @@ enum class Scope {
     kSampled,     // a few outputs of the first and last transform (large cases)
 };
 
+enum class Placement {
+    kOutOfPlace,
+    kInPlace,  // C2C only: the output array is the input array
+};
+
 // Runs `c` on the plugin and checks it. `twice`: the plan also runs on the second queue, on twice
-// the input, before the first execution is waited for.
+// the input, before the first execution is waited for (out of place only).
 template <typename R>
-void fft_case(const Case& c, bool twice = false, Scope scope = Scope::kEverywhere) {
+void fft_case(const Case& c, bool twice = false, Scope scope = Scope::kEverywhere,
+              Placement placement = Placement::kOutOfPlace) {
     constexpr R kSentinel = R(-12345.5);
     const Extents in_extents = c.input(), out_extents = c.output();
     const size_t in_per = static_cast<size_t>(in_extents.count()) * (c.complex_input() ? 2 : 1);
@@ -400,9 +408,18 @@ void fft_case(const Case& c, bool twice = false, Scope scope = Scope::kEverywher
     CHECK_STATUS(plugin->fft_plan_create(&desc, &plan.plan));
     std::vector<R> out(out_per * batch + kGuard, kSentinel),
         out2(twice ? out.size() : 0, kSentinel);
+    const bool in_place = placement == Placement::kInPlace;
     DeviceBlock dev_in, dev_out, dev_in2, dev_out2;
-    CHECK_STATUS(upload(dev_in, in, queue));
-    CHECK_STATUS(upload(dev_out, out, queue));
+    if (in_place) {
+        // The input, then the guard the output must leave alone, in one array.
+        std::vector<R> in_then_guard(in);
+        in_then_guard.resize(out.size(), kSentinel);
+        CHECK_STATUS(upload(dev_in, in_then_guard, queue));
+    } else {
+        CHECK_STATUS(upload(dev_in, in, queue));
+        CHECK_STATUS(upload(dev_out, out, queue));
+    }
+    const DeviceBlock& dev_result = in_place ? dev_in : dev_out;
     if (twice) {
         CHECK_STATUS(upload(dev_in2, in2, second_queue));
         CHECK_STATUS(upload(dev_out2, out2, second_queue));
@@ -410,7 +427,7 @@ void fft_case(const Case& c, bool twice = false, Scope scope = Scope::kEverywher
     }
     CHECK_STATUS(plugin->queue_synchronize(queue));
     const auto t0 = std::chrono::steady_clock::now();
-    CHECK_STATUS(plugin->fft_execute(plan.plan, dev_in.pointer, dev_out.pointer, queue));
+    CHECK_STATUS(plugin->fft_execute(plan.plan, dev_in.pointer, dev_result.pointer, queue));
     if (twice) {
         CHECK_STATUS(
             plugin->fft_execute(plan.plan, dev_in2.pointer, dev_out2.pointer, second_queue));
@@ -418,16 +435,16 @@ void fft_case(const Case& c, bool twice = false, Scope scope = Scope::kEverywher
     CHECK_STATUS(plugin->queue_synchronize(queue));
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::vector<R> in_after(in.size());
-    CHECK_STATUS(download(out, dev_out, queue));
-    CHECK_STATUS(download(in_after, dev_in, queue));
+    std::vector<R> in_after(in_place ? 0 : in.size());
+    CHECK_STATUS(download(out, dev_result, queue));
+    if (!in_place) CHECK_STATUS(download(in_after, dev_in, queue));
     if (twice) CHECK_STATUS(download(out2, dev_out2, second_queue));
     CHECK_STATUS(plugin->queue_synchronize(queue));
     if (twice) CHECK_STATUS(plugin->queue_synchronize(second_queue));
     const int destroyed = plan.destroy();
 
-    // Only C2R may overwrite its input; nothing may be written past the output.
-    const bool input_kept = c.kind == GPUSHIM_FFT_C2R ||
+    // Out of place, only C2R may overwrite its input; nothing may be written past the output.
+    const bool input_kept = in_place || c.kind == GPUSHIM_FFT_C2R ||
                             std::memcmp(in.data(), in_after.data(), sizeof(R) * in.size()) == 0;
     bool guard_kept = true;
     for (const auto* o : {&out, &out2}) {
@@ -471,8 +488,8 @@ void fft_case(const Case& c, bool twice = false, Scope scope = Scope::kEverywher
     }
     const double exact_ratio = exact.ratio(Traits<R>::eps, c);
     bool ok = destroyed == 0 && input_kept && guard_kept && exact_ratio < kBound;
-    std::string line =
-        format("%s %s: |y - dft|/|dft| = %.3g", Traits<R>::name, c.text().c_str(), exact_ratio);
+    std::string line = format("%s %s%s: |y - dft|/|dft| = %.3g", Traits<R>::name, c.text().c_str(),
+                              in_place ? " in place" : "", exact_ratio);
     if (twice) {
         const double ratio = exact2.ratio(Traits<R>::eps, c);
         ok = ok && ratio < kBound;
@@ -541,6 +558,9 @@ void small_cases() {
         fft_case<R>(c2c(sign, {8, 9, 10}, 2));
         fft_case<R>(c2c(sign, {5, 7, 11}, 1));
         fft_case<R>(c2c(sign, {3, 4, 25}, 1));
+        fft_case<R>(c2c(sign, {210}, 3), false, Scope::kEverywhere, Placement::kInPlace);
+        fft_case<R>(c2c(sign, {12, 35}, 2), false, Scope::kEverywhere, Placement::kInPlace);
+        fft_case<R>(c2c(sign, {8, 9, 10}, 2), false, Scope::kEverywhere, Placement::kInPlace);
     }
     for (const auto& real : {r2c, c2r}) {
         fft_case<R>(real({2}, 1));
@@ -563,6 +583,7 @@ void large_cases() {
     fft_case<double>(r2c({2048, 2048}, 1), false, Scope::kSampled);
     fft_case<double>(c2r({2048, 2048}, 1), false, Scope::kSampled);
     fft_case<float>(c2c(+1, {256, 256, 256}, 1), false, Scope::kSampled);
+    fft_case<double>(c2c(+1, {256, 256, 256}, 1), false, Scope::kSampled, Placement::kInPlace);
     fft_case<float>(c2c(-1, {1009}, 4096), false, Scope::kSampled);
 }
 
