@@ -117,10 +117,7 @@ def main() -> int:
                       tool_env(backend=missing_backend)), 1, "no usable device",
                stream="stderr")
 
-    if problems:
-        st.fail("\n".join(problems))
-    st.log("PASS")
-    return 0
+    return st.finish(problems, "PASS")
 
 
 if __name__ == "__main__":
