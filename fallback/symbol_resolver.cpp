@@ -83,7 +83,24 @@ void* lookup_in_library(const std::string& path, const char* symbol, bool wants_
     return usable(dlsym(handle, symbol), wants_64bit_integers);
 }
 
+// The next definition after the shim in the global scope, else the first in a loaded
+// object.
+void* find_in_loaded_objects(const char* symbol, bool wants_64bit_integers) {
+    if (void* next = usable(dlsym(RTLD_NEXT, symbol), wants_64bit_integers)) return next;
+    LoadedObjects loaded{shim_base(), {}};
+    dl_iterate_phdr(collect_loaded_object, &loaded);
+    for (const std::string& path : loaded.paths) {
+        if (void* found = lookup_in_loaded_object(path.c_str(), symbol, wants_64bit_integers))
+            return found;
+    }
+    return nullptr;
+}
+
 }  // namespace
+
+void* find_loaded_symbol(const char* symbol) {
+    return find_in_loaded_objects(symbol, false);
+}
 
 bool is_inside_shim(const void* address) {
     Dl_info info{};
@@ -115,12 +132,7 @@ void* find_cpu_symbol(const char* symbol, const std::string& override_path) {
         log::write(log::Level::debug, "%s is not in the override %s; searching the process", symbol,
                    override_path.c_str());
     }
-    if (void* next = usable(dlsym(RTLD_NEXT, symbol), wide)) return next;
-    LoadedObjects loaded{shim_base(), {}};
-    dl_iterate_phdr(collect_loaded_object, &loaded);
-    for (const std::string& path : loaded.paths) {
-        if (void* found = lookup_in_loaded_object(path.c_str(), symbol, wide)) return found;
-    }
+    if (void* loaded = find_in_loaded_objects(symbol, wide)) return loaded;
     if (void* in_main_program = usable(dlsym(RTLD_DEFAULT, symbol), wide)) return in_main_program;
     for (const DefaultLocation& location : default_locations(symbol)) {
         if (void* found = lookup_in_library(location.library, location.symbol.c_str(), wide))

@@ -19,6 +19,11 @@ void* find_cpu_symbol(const char* symbol, const std::string& override_path);
 // symbol and the variable to set (a wrong answer is worse than a clear stop).
 void* resolve_cpu_symbol(const char* symbol);
 
+// A definition of `symbol` in the objects already loaded (never the shim's), or nullptr:
+// for a CPU library's optional functions, which must not load a library the program does
+// not use.
+void* find_loaded_symbol(const char* symbol);
+
 struct DefaultLocation {
     std::string library;
     std::string symbol;  // the name the library uses for the routine

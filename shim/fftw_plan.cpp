@@ -22,8 +22,8 @@ class PlanningScope {
 };
 
 // FFTW's plan for the CPU path. With FFTW_WISDOM_ONLY, the caller's flags: FFTW's answer,
-// after the searches skipped for the same problem are made (fftw_skipped_searches.h; also
-// where the device is no longer usable, as in a forked child). Otherwise, for a transform
+// once the searches the shim skipped are made (fftw_skipped_searches.h; also where the
+// device is no longer usable, as in a forked child). Otherwise, for a transform
 // bound for the device, FFTW_ESTIMATE in place of the caller's search (MEASURE, PATIENT,
 // EXHAUSTIVE), every other flag kept, and the search recorded; for any other, the caller's
 // flags.
@@ -31,7 +31,8 @@ void* plan_cpu_path(const PlannedTransform& planned, unsigned flags, bool bound_
                     void* (*plan_on_cpu)(void* context, unsigned flags), void* context) {
     if ((flags & fftw::kWisdomOnly) != 0) {
         void* with_wisdom = plan_on_cpu(context, flags);
-        if (with_wisdom != nullptr || !make_skipped_searches_of(planned)) return with_wisdom;
+        if (with_wisdom != nullptr || !make_skipped_searches(planned.problem.single))
+            return with_wisdom;
         return plan_on_cpu(context, flags);
     }
     if (!bound_for_device) return plan_on_cpu(context, flags);

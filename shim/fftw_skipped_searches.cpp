@@ -1,5 +1,8 @@
 #include "shim/fftw_skipped_searches.h"
 
+#include <link.h>
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
@@ -7,9 +10,9 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <vector>
 
-#include "dispatch/config.h"
 #include "dispatch/log.h"
 #include "fallback/symbol_resolver.h"
 #include "shim/cpu_function.h"
@@ -28,14 +31,8 @@ struct SkippedSearch {
     std::uintptr_t in_alignment;
     std::uintptr_t out_alignment;
     unsigned flags;
-    int planner_threads;  // FFTW's planner threads at planning time; 0 when it cannot tell
+    int planner_threads;  // FFTW's planner threads at planning time
 
-    bool same_problem(const PlannedTransform& planned) const {
-        const FftProblem& p = planned.problem;
-        return problem.kind == p.kind && problem.single == p.single && problem.sign == p.sign &&
-               problem.dims == p.dims && problem.howmany == p.howmany &&
-               in_place == (planned.in == planned.out);
-    }
     bool operator==(const SkippedSearch& other) const {
         return problem.kind == other.problem.kind && problem.single == other.problem.single &&
                problem.sign == other.problem.sign && problem.dims == other.problem.dims &&
@@ -52,46 +49,81 @@ class SkippedSearches {
         if (std::find(searches_.begin(), searches_.end(), search) == searches_.end())
             searches_.push_back(std::move(search));
     }
-    // Removes and returns the searches `chosen` picks.
-    template <class Predicate>
-    std::vector<SkippedSearch> take(Predicate chosen) {
+    // Removes and returns the searches of one precision.
+    std::vector<SkippedSearch> take(bool single) {
         const std::lock_guard lock(mutex_);
         std::vector<SkippedSearch> taken;
         std::erase_if(searches_, [&](SkippedSearch& search) {
-            if (!chosen(search)) return false;
+            if (search.problem.single != single) return false;
             taken.push_back(std::move(search));
             return true;
         });
         return taken;
     }
 
+    // Held while searches are taken and made: another thread asking FFTW meanwhile (FFTW's
+    // planner made thread-safe) waits for the wisdom they make.
+    std::mutex making;
+    // In a child forked after the parent may have run FFTW's threads: their workers are not
+    // in the child, and a search on more than one thread would wait for them for ever.
+    bool in_forked_child = false;
+
   private:
+    friend void renew_in_child();
     std::mutex mutex_;
     std::vector<SkippedSearch> searches_;
 };
 
+SkippedSearches* the_searches = nullptr;
+
+// A child forked while another thread held a mutex would inherit it locked.
+void renew_in_child() {
+    new (&the_searches->mutex_) std::mutex;
+    new (&the_searches->making) std::mutex;
+    the_searches->in_forked_child = true;
+}
+
 SkippedSearches& skipped_searches() {
-    static auto* instance = new SkippedSearches;  // never destroyed: plans outlive statics
+    static SkippedSearches* const instance = [] {
+        the_searches = new SkippedSearches;  // never destroyed: plans outlive statics
+        pthread_atfork(nullptr, nullptr, renew_in_child);
+        return the_searches;
+    }();
     return *instance;
 }
 
-// A function of FFTW's threads library (fftw_planner_nthreads is FFTW 3.3.9's): nullptr
-// where the program has not loaded one. Searched for until found.
+// How many objects the dynamic loader has loaded so far (glibc's count never decreases).
+unsigned long long objects_loaded() {
+    unsigned long long adds = 0;
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* data) {
+            *static_cast<unsigned long long*>(data) = info->dlpi_adds;
+            return 1;
+        },
+        &adds);
+    return adds;
+}
+
+// A function of FFTW's threads library (fftw_planner_nthreads is FFTW 3.3.9's), among the
+// objects loaded (never loading one): nullptr where the program has not loaded it. Looked
+// for again only once the program has loaded more.
 class OptionalFftwFunction {
   public:
     constexpr explicit OptionalFftwFunction(const char* symbol) : symbol_(symbol) {}
     void* get() {
-        void* found = found_.load(std::memory_order_acquire);
-        if (found == nullptr) {
-            found = fallback::find_cpu_symbol(symbol_, config().cpu_fftw);
-            found_.store(found, std::memory_order_release);
-        }
+        if (void* found = found_.load(std::memory_order_acquire)) return found;
+        const unsigned long long loaded = objects_loaded();
+        if (loaded == searched_when_loaded_.load(std::memory_order_acquire)) return nullptr;
+        void* found = fallback::find_loaded_symbol(symbol_);
+        found_.store(found, std::memory_order_release);
+        searched_when_loaded_.store(loaded, std::memory_order_release);
         return found;
     }
 
   private:
     const char* symbol_;
     std::atomic<void*> found_{nullptr};
+    std::atomic<unsigned long long> searched_when_loaded_{~0ULL};
 };
 
 // FFTW's planners of one precision that make a search, and what sets its planner threads.
@@ -143,16 +175,21 @@ constinit FftwSearchFunctions<float> float_functions({
     "fftwf_plan_with_nthreads",
 });
 
-int current_planner_threads(bool single) {
+// FFTW's planner threads now, where FFTW tells (3.3.9 and later, its threads library
+// loaded); without that library FFTW plans on one thread.
+std::optional<int> known_planner_threads(bool single) {
     void* function =
         single ? float_functions.planner_threads.get() : double_functions.planner_threads.get();
-    return function != nullptr ? reinterpret_cast<int (*)()>(function)() : 0;
+    if (function != nullptr) return reinterpret_cast<int (*)()>(function)();
+    void* setter =
+        single ? float_functions.plan_with_threads.get() : double_functions.plan_with_threads.get();
+    return setter == nullptr ? std::optional<int>(1) : std::nullopt;
 }
 
 void set_planner_threads(bool single, int threads) {
     void* function =
         single ? float_functions.plan_with_threads.get() : double_functions.plan_with_threads.get();
-    if (function != nullptr && threads > 0) reinterpret_cast<void (*)(int)>(function)(threads);
+    if (function != nullptr) reinterpret_cast<void (*)(int)>(function)(threads);
 }
 
 // The element offsets, from an array's start, of the lowest and highest element the
@@ -163,16 +200,29 @@ struct Extent {
 };
 
 Extent extent(const FftProblem& problem, bool input) {
+    // The complex side of a real transform holds the half spectrum in the last dimension.
+    const bool half_spectrum = input ? problem.kind == FftKind::c2r : problem.kind == FftKind::r2c;
     Extent e;
-    auto add = [&](const std::vector<FftDimension>& dims) {
-        for (const FftDimension& d : dims) {
-            const int64_t reach = (d.n - 1) * (input ? d.is : d.os);
+    auto add = [&](const std::vector<FftDimension>& dims, bool transform) {
+        for (std::size_t i = 0; i < dims.size(); ++i) {
+            const FftDimension& d = dims[i];
+            const int64_t n =
+                transform && half_spectrum && i + 1 == dims.size() ? d.n / 2 + 1 : d.n;
+            const int64_t reach = (n - 1) * (input ? d.is : d.os);
             (reach < 0 ? e.low : e.high) += reach;
         }
     };
-    add(problem.dims);
-    add(problem.howmany);
+    add(problem.dims, true);
+    add(problem.howmany, false);
     return e;
+}
+
+// The byte range one side of the transform covers around its array's start.
+Extent byte_extent(const FftProblem& problem, bool input, std::size_t real_size) {
+    const bool complex = input ? problem.kind != FftKind::r2c : problem.kind != FftKind::c2r;
+    const auto element = static_cast<int64_t>(complex ? 2 * real_size : real_size);
+    const Extent e = extent(problem, input);
+    return {e.low * element, (e.high + 1) * element - 1};
 }
 
 // Scratch memory holding one array of the planned extent at the planned alignment.
@@ -196,14 +246,7 @@ class ScratchArray {
     void* start_ = nullptr;
 };
 
-// The byte range one side of the transform covers around its array's start.
-Extent byte_extent(const FftProblem& problem, bool input, std::size_t real_size) {
-    const bool complex = input ? problem.kind != FftKind::r2c : problem.kind != FftKind::c2r;
-    const auto element = static_cast<int64_t>(complex ? 2 * real_size : real_size);
-    const Extent e = extent(problem, input);
-    return {e.low * element, (e.high + 1) * element - 1};
-}
-
+// Makes one search with FFTW; false when there is no memory for the scratch arrays.
 template <class Real>
 bool make_search(FftwSearchFunctions<Real>& fftw_functions, const SkippedSearch& search) {
     using C = typename fftw::Types<Real>::C;
@@ -230,9 +273,9 @@ bool make_search(FftwSearchFunctions<Real>& fftw_functions, const SkippedSearch&
     const int rank = static_cast<int>(dims.size());
     const int howmany_rank = static_cast<int>(howmany.size());
 
-    const int threads_now = current_planner_threads(problem.single);
-    if (search.planner_threads != threads_now)
-        set_planner_threads(problem.single, search.planner_threads);
+    const std::optional<int> threads_now = known_planner_threads(problem.single);
+    const bool switch_threads = threads_now.has_value() && *threads_now != search.planner_threads;
+    if (switch_threads) set_planner_threads(problem.single, search.planner_threads);
     typename fftw::Types<Real>::Plan plan = nullptr;
     switch (problem.kind) {
         case FftKind::c2c:
@@ -253,22 +296,9 @@ bool make_search(FftwSearchFunctions<Real>& fftw_functions, const SkippedSearch&
         default:
             break;  // never bound for the device
     }
-    if (search.planner_threads != threads_now) set_planner_threads(problem.single, threads_now);
+    if (switch_threads) set_planner_threads(problem.single, *threads_now);
     if (plan != nullptr) fftw_functions.destroy.get()(plan);
     return true;
-}
-
-void make_searches(std::vector<SkippedSearch> searches) {
-    for (SkippedSearch& search : searches) {
-        const bool made = search.problem.single ? make_search(float_functions, search)
-                                                : make_search(double_functions, search);
-        if (!made) {
-            log::write(log::Level::warn,
-                       "no memory for FFTW's search of a transform the device computes: FFTW's "
-                       "wisdom lacks it");
-            skipped_searches().add(std::move(search));
-        }
-    }
 }
 
 }  // namespace
@@ -278,25 +308,37 @@ void skip_search(const PlannedTransform& planned, unsigned flags) {
     skipped_searches().add({planned.problem, planned.in == planned.out,
                             reinterpret_cast<std::uintptr_t>(planned.in) % kAlignmentSpan,
                             reinterpret_cast<std::uintptr_t>(planned.out) % kAlignmentSpan, flags,
-                            current_planner_threads(single)});
+                            known_planner_threads(single).value_or(1)});
 }
 
-bool make_skipped_searches_of(const PlannedTransform& planned) {
-    std::vector<SkippedSearch> searches = skipped_searches().take(
-        [&](const SkippedSearch& search) { return search.same_problem(planned); });
-    const bool any = !searches.empty();
-    make_searches(std::move(searches));
-    return any;
-}
-
-void make_skipped_searches(bool single) {
-    make_searches(skipped_searches().take(
-        [&](const SkippedSearch& search) { return search.problem.single == single; }));
+bool make_skipped_searches(bool single) {
+    SkippedSearches& registry = skipped_searches();
+    std::unique_lock making(registry.making, std::try_to_lock);
+    const bool waited = !making.owns_lock();
+    if (waited) making.lock();
+    bool made = false;
+    for (SkippedSearch& search : registry.take(single)) {
+        if (registry.in_forked_child && search.planner_threads > 1) {
+            log::write(log::Level::info,
+                       "a forked child does not make FFTW's search on %d threads of a transform "
+                       "planned for the device: FFTW's wisdom lacks it",
+                       search.planner_threads);
+        } else if (search.problem.single ? make_search(float_functions, search)
+                                         : make_search(double_functions, search)) {
+            made = true;
+            continue;
+        } else {
+            log::write(log::Level::warn,
+                       "no memory for FFTW's search of a transform planned for the device: "
+                       "FFTW's wisdom lacks it");
+        }
+        registry.add(std::move(search));
+    }
+    return made || waited;
 }
 
 void forget_skipped_searches(bool single) {
-    skipped_searches().take(
-        [&](const SkippedSearch& search) { return search.problem.single == single; });
+    skipped_searches().take(single);
 }
 
 }  // namespace gpushim::shim
