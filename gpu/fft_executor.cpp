@@ -147,9 +147,6 @@ FftDeviceState::~FftDeviceState() {
     if (plan_ == nullptr) return;
     const gpushim_device_plugin* plugin = backend();
     if (plugin == nullptr) return;  // a forked child: the parent's device is not ours
-    DeviceMemoryPool& pool = device_pool(*plugin);
-    if (input_.data != nullptr) pool.release(input_);
-    if (output_.data != nullptr) pool.release(output_);
     retired_fft_plans(*plugin).retire(desc_, plan_);
 }
 
@@ -187,27 +184,21 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
     const std::lock_guard lock(state.mutex_);
     const StridedArray input = strided_array(*op.problem, true, op.in);
     const StridedArray output = strided_array(*op.problem, false, op.out);
-    // A complex transform runs in place on the device, in half the memory; a real one's
-    // input and output have different packed layouts.
+    // The device arrays of this execution, from the pool: a plan holds none between its
+    // executions, which reuse the pool's blocks. A complex transform runs in place on the
+    // device, in half the memory; a real one's input and output have different layouts.
     const bool one_device_array = op.problem->kind == FftKind::c2c;
-    if (state.input_.data == nullptr) {
-        DeviceMemoryPool& pool = device_pool(*plugin);
-        state.input_ = pool.allocate(input.bytes());
-        if (!one_device_array) state.output_ = pool.allocate(output.bytes());
-        if (state.input_.data == nullptr || (!one_device_array && state.output_.data == nullptr)) {
-            for (DeviceBlock* block : {&state.input_, &state.output_}) {
-                if (block->data != nullptr) pool.release(*block);
-                *block = DeviceBlock{};
-            }
-            log::write(
-                log::Level::info,
-                "an FFT of %.1f MB does not fit in device memory; computing on the CPU",
-                static_cast<double>(input.bytes() + (one_device_array ? 0 : output.bytes())) *
-                    1e-6);
-            return Outcome::unavailable;
-        }
+    const DeviceBuffers<2> arrays(device_pool(*plugin),
+                                  {input.bytes(), one_device_array ? 0 : output.bytes()});
+    if (!arrays.ok()) {
+        log::write(
+            log::Level::info,
+            "an FFT of %.1f MB does not fit in device memory; computing on the CPU",
+            static_cast<double>(input.bytes() + (one_device_array ? 0 : output.bytes())) * 1e-6);
+        return Outcome::unavailable;
     }
-    void* const device_output = one_device_array ? state.input_.data : state.output_.data;
+    void* const device_input = arrays.part(0);
+    void* const device_output = one_device_array ? device_input : arrays.part(1);
 
     // An in-place transform's output overwrites its input: it is written only once all of
     // it is on the host (in memory of this call's, not a pinned buffer kept for the next),
@@ -227,7 +218,7 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
     Staging staging(*plugin, *context, transfers);
     const char* step = "FFT upload";
     int status = staging.upload_packed(
-        state.input_.data, input.bytes(),
+        device_input, input.bytes(),
         [&](std::byte* staging_chunk, std::size_t offset, std::size_t bytes) {
             copy_packed<true>(input, staging_chunk, offset / input.element, bytes / input.element);
             drop_imaginary_parts_fftw_ignores(*op.problem, input, staging_chunk,
@@ -236,8 +227,7 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
         0);
     if (status == 0) {
         step = "FFT";
-        status =
-            plugin->fft_execute(state.plan_, state.input_.data, device_output, context->queue[0]);
+        status = plugin->fft_execute(state.plan_, device_input, device_output, context->queue[0]);
     }
     if (status == 0) {
         step = "FFT download";

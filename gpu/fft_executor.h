@@ -1,9 +1,10 @@
 // The device side of FFTW plans. The device plan is made when the FFTW plan is made (FFTW
 // serialises its planner calls, and a device library may plan with FFTW-like machinery:
-// an execution never plans), the packed device arrays at the first execution; both are
-// reused by every later execution. When the plan is destroyed the arrays go back to the
-// memory pool and the device plan is retired (retired_fft_plans.h): the next plan of the
-// same transform takes it over instead of planning again. An execution
+// an execution never plans) and reused by every execution. When the plan is destroyed the
+// device plan is retired (retired_fft_plans.h): the next plan of the same transform takes
+// it over instead of planning again. An execution takes its packed device arrays from the
+// memory pool and gives them back (a plan holds no device array between executions, so
+// that many live plans do not fill the device; a steady workload reuses the pool's blocks),
 // gathers the input from the caller's strided layout into packed pinned chunks, uploads
 // them, runs the plugin's transform, and scatters the output into the caller's layout.
 #pragma once
@@ -34,8 +35,6 @@ class FftDeviceState {
     std::mutex mutex_;
     gpushim_fft_desc desc_{};
     gpushim_fft_plan plan_ = nullptr;
-    DeviceBlock input_;
-    DeviceBlock output_;  // none for a complex transform: it runs in place in input_
 };
 
 // The device plan of a problem that suits the device; nullptr when no device is usable or

@@ -1,5 +1,6 @@
-// The device arrays of an FFT plan: a complex transform runs in place on the device, in one
-// array of its data; a real one needs one for its input and one for its output.
+// The device arrays of an FFT execution: a complex transform runs in place on the device, in
+// one array of its data; a real one needs one for its input and one for its output; a plan
+// holds none between its executions.
 #include "gpu/fft_executor.h"
 
 #include <gtest/gtest.h>
@@ -69,6 +70,37 @@ TEST(FftExecutorDeathTest, AComplexTransformRunsInPlaceInOneDeviceArray) {
                 EXPECT_EQ(in, input);  // out of place on the host: the input stays
                 EXPECT_EQ(transfers.bytes_to_device, static_cast<uint64_t>(kPoints) * 16);
                 EXPECT_EQ(transfers.bytes_to_host, static_cast<uint64_t>(kPoints) * 16);
+            }),
+        testing::ExitedWithCode(0), "");
+}
+
+// Device memory for one execution at a time: plans alive together take turns in it.
+TEST(FftExecutorDeathTest, APlanHoldsNoDeviceArrayBetweenItsExecutions) {
+    EXPECT_EXIT(
+        with_device_memory(
+            one_and_a_half_arrays(),
+            [] {
+                std::vector<std::complex<double>> in(kPoints, 1.0), out(kPoints);
+                const FftProblem forward =
+                    shim::describe_sizes(FftKind::c2c, {kPoints}, in.data(), out.data(), -1)
+                        .problem;
+                const FftProblem backward =
+                    shim::describe_sizes(FftKind::c2c, {kPoints}, in.data(), out.data(), 1).problem;
+                std::unique_ptr<FftDeviceState> first = plan_fft_on_device(forward);
+                std::unique_ptr<FftDeviceState> second = plan_fft_on_device(backward);
+                ASSERT_NE(first, nullptr);
+                ASSERT_NE(second, nullptr);
+                Transfers transfers;
+                for (int round = 0; round < 2; ++round) {
+                    EXPECT_EQ(
+                        execute_fft(FftOp{&forward, in.data(), out.data()}, *first, transfers),
+                        Outcome::completed);
+                    EXPECT_EQ(out[0], std::complex<double>(kPoints));  // the sum of the ones
+                    EXPECT_EQ(
+                        execute_fft(FftOp{&backward, in.data(), out.data()}, *second, transfers),
+                        Outcome::completed);
+                    EXPECT_EQ(out[0], std::complex<double>(kPoints));
+                }
             }),
         testing::ExitedWithCode(0), "");
 }
