@@ -3,6 +3,7 @@
 #include "gpu/blas3_executor.h"
 #include "gpu/fft_executor.h"
 #include "gpu/lapack_executor.h"
+#include "gpu/staging.h"
 
 namespace gpushim {
 namespace {
@@ -32,6 +33,7 @@ bool run_and_record(const Op& op, Routine routine, bool& fell_back, Execute&& ex
     {
         const DeviceOperationScope device_operation;
         outcome = execute(transfers);
+        gpu::leave_room_for_others();
     }
     fell_back = outcome == gpu::Outcome::failed;
     if (outcome == gpu::Outcome::failed || outcome == gpu::Outcome::unavailable) return false;

@@ -6,6 +6,8 @@ namespace gpushim::gpu {
 namespace {
 constexpr std::size_t kSmallGranule = 64 * 1024;
 constexpr std::size_t kLargeGranule = 2 * 1024 * 1024;
+// One over the share of the device's memory that leave_room_for_others keeps free.
+constexpr std::size_t kShareLeftFree = 10;
 }  // namespace
 
 std::size_t DeviceMemoryPool::rounded_size(std::size_t bytes) {
@@ -60,6 +62,19 @@ void DeviceMemoryPool::trim_locked() {
     for (auto& [size, block] : free_blocks_) plugin_.device_free(block);
     free_blocks_.clear();
     cached_bytes_ = 0;
+}
+
+void DeviceMemoryPool::leave_room_for_others() {
+    const auto short_of_room = [this] {
+        std::size_t free_bytes = 0, total_bytes = 0;
+        return plugin_.memory_info(&free_bytes, &total_bytes) == 0 &&
+               free_bytes < total_bytes / kShareLeftFree;
+    };
+    if (!short_of_room()) return;
+    std::lock_guard lock(mutex_);
+    trim_locked();
+    if (!short_of_room()) return;
+    for (const auto& release : release_on_shortage_) release();
 }
 
 std::size_t DeviceMemoryPool::cached_bytes() const {

@@ -41,6 +41,12 @@ class DeviceMemoryPool {
 
     std::size_t cached_bytes() const;
 
+    // After a call. Where less than a tenth of the device's memory is free, what the pool
+    // keeps for later calls is given back to the device and, if that is not enough, what
+    // the shortage hooks release: other users of the device (another GPU library in the
+    // process, other processes) may be short of it, and cannot ask the pool.
+    void leave_room_for_others();
+
     // Allocation sizes are rounded up so that blocks of similar calls can be reused.
     static std::size_t rounded_size(std::size_t bytes);
 

@@ -7,12 +7,18 @@
 #include <vector>
 
 #include "dispatch/log.h"
+#include "gpu/backend.h"
 #include "gpu/host_copy_pool.h"
 
 namespace gpushim::gpu {
 DeviceMemoryPool& device_pool(const gpushim_device_plugin& plugin) {
     static auto* pool = new DeviceMemoryPool(plugin);  // never destroyed, like the device
     return *pool;
+}
+
+void leave_room_for_others() {
+    if (const gpushim_device_plugin* plugin = backend())
+        device_pool(*plugin).leave_room_for_others();
 }
 
 namespace {

@@ -24,6 +24,9 @@ struct Transfers {
 // The process's device memory pool (never destroyed, like the device).
 DeviceMemoryPool& device_pool(const gpushim_device_plugin& plugin);
 
+// After a device call: DeviceMemoryPool::leave_room_for_others, when a device is in use.
+void leave_room_for_others();
+
 // A column-major host matrix.
 struct Matrix {
     const std::byte* host;

@@ -92,5 +92,37 @@ TEST_F(DeviceMemoryPoolTest, BufferReportsWhetherItIsUsable) {
     pool.trim();
 }
 
+// Another user of the device takes memory the pool cannot see; after a call, the pool gives
+// back what it keeps once less than a tenth of the device is free, then what its clients hold.
+TEST_F(DeviceMemoryPoolTest, RoomIsLeftForOtherUsersOfTheDevice) {
+    DeviceMemoryPool pool(*plugin_);
+    int hook_calls = 0;
+    pool.on_shortage([&] {
+        ++hook_calls;
+        return false;
+    });
+    const DeviceBlock block = pool.allocate(1u << 20);
+    ASSERT_NE(block.data, nullptr);
+    pool.release(block);
+    pool.leave_room_for_others();  // 7/8 of the device free
+    EXPECT_EQ(pool.cached_bytes(), block.size);
+    EXPECT_EQ(hook_calls, 0);
+
+    void* others = nullptr;
+    ASSERT_EQ(plugin_->device_alloc(&others, kCapacity - block.size - kCapacity / 20), 0);
+    pool.leave_room_for_others();  // 1/20 free; 1/20 + 1/8 once the pool's block is back
+    EXPECT_EQ(pool.cached_bytes(), 0u);
+    EXPECT_EQ(device_free(), kCapacity / 20 + block.size);
+    EXPECT_EQ(hook_calls, 0);
+
+    void* more_of_others = nullptr;
+    ASSERT_EQ(plugin_->device_alloc(&more_of_others, block.size), 0);
+    pool.leave_room_for_others();  // 1/20 free, nothing cached: the clients are asked
+    EXPECT_EQ(hook_calls, 1);
+    plugin_->device_free(more_of_others);
+    plugin_->device_free(others);
+    EXPECT_EQ(device_free(), kCapacity);
+}
+
 }  // namespace
 }  // namespace gpushim::gpu
