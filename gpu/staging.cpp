@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <optional>
 #include <vector>
@@ -17,6 +18,15 @@ DeviceMemoryPool& device_pool(const gpushim_device_plugin& plugin) {
 }
 
 void leave_room_for_others() {
+    // The device's free memory is a driver call (cudaMemGetInfo, microseconds): asked at
+    // most every 20 ms, not after every call.
+    constexpr int64_t kInterval = std::chrono::nanoseconds(std::chrono::milliseconds(20)).count();
+    static std::atomic<int64_t> next_check{0};
+    const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            std::chrono::steady_clock::now().time_since_epoch())
+                            .count();
+    int64_t due = next_check.load(std::memory_order_relaxed);
+    if (now < due || !next_check.compare_exchange_strong(due, now + kInterval)) return;
     if (const gpushim_device_plugin* plugin = backend())
         device_pool(*plugin).leave_room_for_others();
 }
