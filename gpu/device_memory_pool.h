@@ -7,7 +7,6 @@
 #include <functional>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <vector>
 
 #include "gpu/device_interface.h"
@@ -92,27 +91,36 @@ class DeviceBuffers {
   public:
     static constexpr std::size_t kAlignment = 256;
 
-    DeviceBuffers(DeviceMemoryPool& pool, const std::size_t (&sizes)[Count]) {
-        std::size_t total = 0;
+    DeviceBuffers(DeviceMemoryPool& pool, const std::size_t (&sizes)[Count])
+        : block_(pool, total_of(sizes)) {
+        std::size_t offset = 0;
         for (std::size_t i = 0; i < Count; ++i) {
-            offsets_[i] = total;
+            offsets_[i] = offset;
             sizes_[i] = sizes[i];
-            total += (sizes[i] + kAlignment - 1) / kAlignment * kAlignment;
+            offset += aligned(sizes[i]);
         }
-        if (total > 0) block_.emplace(pool, total);
     }
 
-    bool ok() const { return !block_.has_value() || block_->ok(); }
+    bool ok() const { return block_.ok(); }
     // The i-th buffer; nullptr when it has no bytes.
     void* part(std::size_t i) const {
-        if (sizes_[i] == 0 || !block_.has_value()) return nullptr;
-        return static_cast<std::byte*>(block_->data()) + offsets_[i];
+        if (sizes_[i] == 0 || block_.data() == nullptr) return nullptr;
+        return static_cast<std::byte*>(block_.data()) + offsets_[i];
     }
 
   private:
+    static std::size_t aligned(std::size_t bytes) {
+        return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+    }
+    static std::size_t total_of(const std::size_t (&sizes)[Count]) {
+        std::size_t total = 0;
+        for (std::size_t size : sizes) total += aligned(size);
+        return total;
+    }
+
     std::size_t offsets_[Count] = {};
     std::size_t sizes_[Count] = {};
-    std::optional<DeviceBuffer> block_;
+    DeviceBuffer block_;  // none needed when every size is 0
 };
 
 }  // namespace gpushim::gpu
