@@ -226,6 +226,11 @@ bool is_degenerate(const LapackOp& op) {
         case GPUSHIM_GELS:
         case GPUSHIM_GELSD:
             return op.m == 0 || op.n == 0 || op.nrhs == 0;
+        // At N = 1 SYEV and SYEVR return early and leave their own WORK(1) (SYEV 2, SYEVR
+        // 26, 7 or 2 by precision), not what their query answers.
+        case GPUSHIM_SYEVD:
+        case GPUSHIM_SYEVR:
+            return op.n <= 1;
         default:
             return op.n == 0;
     }
@@ -256,10 +261,6 @@ bool suits_device(const LapackOp& op) {
     switch (op.kind) {
         case GPUSHIM_GESVD:
             return op.m >= op.n;
-        // With JOBZ = 'N', SYGVD's WORK(1) on exit is the larger of its own answer and the
-        // SYEVD workspace it used, which its query does not tell.
-        case GPUSHIM_SYGVD:
-            return op.jobz == 'V';
         case GPUSHIM_GELS:
             return op.trans == 'N' && op.m >= op.n && gels_leaves_unscaled(op);
         case GPUSHIM_GELSD:

@@ -13,6 +13,8 @@ class CpuFunction {
   public:
     constexpr explicit CpuFunction(const char* symbol) : symbol_(symbol) {}
 
+    const char* symbol() const { return symbol_; }
+
     // The function if it was resolved already, else nullptr; never resolves (no call).
     Function* resolved() const { return function_.load(std::memory_order_acquire); }
 

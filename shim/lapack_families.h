@@ -10,9 +10,12 @@
 
 #include <algorithm>
 #include <functional>
+#include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "dispatch/router.h"
+#include "fallback/symbol_resolver.h"
 #include "shim/blas3_op_builders.h"
 #include "shim/lapack_signatures.h"
 
@@ -139,11 +142,12 @@ void route_with_work(const LapackOp& op, Routine routine, T* work, const Int* lw
 // too. GELSD takes none (its query answers their minimum).
 enum class ExtraSizes { taken, none };
 
-constexpr auto kNothingElse = [] {};
+constexpr auto kNothingElse = [](auto& /*answers*/) {};
 
 // The families with IWORK besides WORK, and RWORK where complex (as LAPACK's complex routines
-// have it). An offloaded call stores, before the answers, the count op.found points to and
-// what `after()` stores.
+// have it). An offloaded call stores the count op.found points to, then lets `after(answers)`
+// store what else the routine leaves and turn the query's answers into what the routine
+// leaves in WORK(1), RWORK(1) and IWORK(1), then stores those.
 template <class T, class Int, class Call, class After = decltype(kNothingElse)>
 void route_with_workspaces(const LapackOp& op, Routine routine, const WorkspaceArgs<T, Int>& caller,
                            ExtraSizes sizes, Call&& call, After after = {}) {
@@ -158,10 +162,11 @@ void route_with_workspaces(const LapackOp& op, Routine routine, const WorkspaceA
         },
         [&](const auto& answers) {
             if (op.found != nullptr) *caller.found = static_cast<Int>(*op.found);
-            after();
-            caller.work[0] = answers.work;
-            caller.iwork[0] = answers.integers;
-            if constexpr (with_rwork) caller.rwork[0] = answers.reals;
+            WorkspaceAnswers<T, Int> left = answers;
+            after(left);
+            caller.work[0] = left.work;
+            caller.iwork[0] = left.integers;
+            if constexpr (with_rwork) caller.rwork[0] = left.reals;
         });
 }
 
@@ -511,7 +516,7 @@ void lapack_syevr(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                       isuppz, ws.work, ws.lwork, ws.iwork, ws.liwork, ws.info, jobz_len, range_len,
                       uplo_len);
         },
-        [&] { store_syevr_support(op, z, isuppz); });
+        [&](auto&) { store_syevr_support(op, z, isuppz); });
 }
 
 template <class T, class Int, class Cpu>
@@ -528,7 +533,7 @@ void lapack_heevr(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                       isuppz, ws.work, ws.lwork, ws.rwork, ws.lrwork, ws.iwork, ws.liwork, ws.info,
                       jobz_len, range_len, uplo_len);
         },
-        [&] { store_syevr_support(op, z, isuppz); });
+        [&](auto&) { store_syevr_support(op, z, isuppz); });
 }
 
 template <class T, class Int>
@@ -541,6 +546,25 @@ LapackOp sygvd_op(gpushim_lapack_kind kind, const Int* itype, const char* jobz, 
     return op;
 }
 
+// SYGVD and HEGVD leave in WORK(1) (RWORK(1), IWORK(1)) the larger of their own query's
+// answer and what the SYEVD (HEEVD) they call leaves there, its query's answer, which counts
+// SYTRD's block size and exceeds theirs for small N. That routine is the CPU library's
+// function of the same scheme: `symbol` with the routine's name in place of `generalized`'s.
+template <class Function>
+Function* inner_eigensolver(const char* symbol, std::string_view generalized,
+                            std::string_view inner) {
+    std::string name(symbol);
+    name.replace(name.find(generalized), generalized.size(), inner);
+    return reinterpret_cast<Function*>(fallback::resolve_cpu_symbol(name.c_str()));
+}
+
+template <class T, class Int>
+void raise_to(WorkspaceAnswers<T, Int>& left, const WorkspaceAnswers<T, Int>& inner) {
+    if (workspace_count(inner.work) > workspace_count(left.work)) left.work = inner.work;
+    left.reals = std::max(left.reals, inner.reals);
+    left.integers = std::max(left.integers, inner.integers);
+}
+
 template <class T, class Int, class Cpu>
 void lapack_sygvd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_sygvd_PARAMS(T, Int)) {
@@ -549,9 +573,20 @@ void lapack_sygvd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
         op, routine,
         WorkspaceArgs<T, Int>{
             .work = work, .lwork = lwork, .iwork = iwork, .liwork = liwork, .info = info},
-        ExtraSizes::taken, [&](const auto& ws) {
+        ExtraSizes::taken,
+        [&](const auto& ws) {
             cpu.get()(itype, jobz, uplo, n, a, lda, b, ldb, w, ws.work, ws.lwork, ws.iwork,
                       ws.liwork, ws.info, jobz_len, uplo_len);
+        },
+        [&](WorkspaceAnswers<T, Int>& left) {
+            using Syevd = void(GPUSHIM_LAPACK_syevd_PARAMS(T, Int));
+            const Int minus_one = -1;
+            Int query_info = 0;
+            WorkspaceAnswers<T, Int> inner;
+            inner_eigensolver<Syevd>(cpu.symbol(), "sygvd", "syevd")(
+                jobz, uplo, n, a, lda, w, &inner.work, &minus_one, &inner.integers, &minus_one,
+                &query_info, jobz_len, uplo_len);
+            if (query_info == 0) raise_to(left, inner);
         });
 }
 
@@ -561,9 +596,20 @@ void lapack_hegvd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
     const LapackOp op = sygvd_op(kind, itype, jobz, uplo, n, a, lda, b, ldb, w);
     route_with_workspaces(
         op, routine, WorkspaceArgs<T, Int>{work, lwork, rwork, lrwork, iwork, liwork, info},
-        ExtraSizes::taken, [&](const auto& ws) {
+        ExtraSizes::taken,
+        [&](const auto& ws) {
             cpu.get()(itype, jobz, uplo, n, a, lda, b, ldb, w, ws.work, ws.lwork, ws.rwork,
                       ws.lrwork, ws.iwork, ws.liwork, ws.info, jobz_len, uplo_len);
+        },
+        [&](WorkspaceAnswers<T, Int>& left) {
+            using Heevd = void(GPUSHIM_LAPACK_heevd_PARAMS(T, Int));
+            const Int minus_one = -1;
+            Int query_info = 0;
+            WorkspaceAnswers<T, Int> inner;
+            inner_eigensolver<Heevd>(cpu.symbol(), "hegvd", "heevd")(
+                jobz, uplo, n, a, lda, w, &inner.work, &minus_one, &inner.reals, &minus_one,
+                &inner.integers, &minus_one, &query_info, jobz_len, uplo_len);
+            if (query_info == 0) raise_to(left, inner);
         });
 }
 

@@ -667,14 +667,14 @@ void expect_rejected_as_by_openblas(Scheme scheme, const Args& args, const Opera
     EXPECT_EQ(compare_exact(p), "") << what;
 }
 
-// WORK(1) (RWORK(1), IWORK(1)) after a successful call: OpenBLAS's answer to the workspace
-// query (what the shim stores after a call it offloaded), or what OpenBLAS's own call left
-// (a call that ran on the CPU): they differ where LAPACK stores the workspace it used
-// (GETRI with n no larger than its block size stores n, its query n times the block size).
+// WORK(1) (RWORK(1), IWORK(1)) after a successful call: what OpenBLAS's own call left,
+// whether the shim offloaded the call or not (where LAPACK leaves the workspace it used, as
+// GETRI, or the larger of its query's answer and an inner routine's, as SYGVD, that is not
+// the query's answer).
 template <class X>
 std::string check_workspace_answer(const char* name, const Array<X>& shim, const Array<X>& query,
                                    const Array<X>& ref) {
-    if (same_bits(shim.v.at(0), query.v.at(0)) || same_bits(shim.v.at(0), ref.v.at(0))) return "";
+    if (same_bits(shim.v.at(0), ref.v.at(0))) return "";
     return std::string(name) + "(1): shim " + text(shim.v[0]) + ", OpenBLAS's query " +
            text(query.v[0]) + ", OpenBLAS's call " + text(ref.v[0]);
 }
