@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -170,7 +171,7 @@ typedef enum {
  *   C2R  in: the half spectrum; out: the real arrays. in is destroyed (may be overwritten);
  *        it is Hermitian, as FFTW assumes: for rank 1 the imaginary parts of the DC and
  *        (n even) Nyquist terms are zero (FFTW never reads them; the host zeroes them).
- * in and out never overlap. */
+ * in and out never overlap, but for C2C, which may also transform in place (out is in). */
 typedef struct {
     gpushim_fft_kind kind;
     gpushim_precision precision;
@@ -179,6 +180,14 @@ typedef struct {
     int64_t n[3];
     int64_t howmany;
 } gpushim_fft_desc;
+
+/* Whether desc->kind is one of the kinds above, read as the int it is stored in: a C caller
+ * may store any int there, which C++ code must not load as the enumeration. */
+static inline int gpushim_fft_kind_known(const gpushim_fft_desc* desc) {
+    int kind;
+    memcpy(&kind, &desc->kind, sizeof kind);
+    return kind >= GPUSHIM_FFT_C2C && kind <= GPUSHIM_FFT_C2R;
+}
 
 typedef struct gpushim_fft_plan_s* gpushim_fft_plan;
 

@@ -1,5 +1,7 @@
 #include "gpu/device_memory_pool.h"
 
+#include <algorithm>
+#include <iterator>
 #include <utility>
 
 namespace gpushim::gpu {
@@ -65,15 +67,21 @@ void DeviceMemoryPool::trim_locked() {
 }
 
 void DeviceMemoryPool::leave_room_for_others() {
-    const auto short_of_room = [this] {
-        std::size_t free_bytes = 0, total_bytes = 0;
-        return plugin_.memory_info(&free_bytes, &total_bytes) == 0 &&
-               free_bytes < total_bytes / kShareLeftFree;
-    };
-    if (!short_of_room()) return;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    if (plugin_.memory_info(&free_bytes, &total_bytes) != 0) return;
+    const std::size_t room = total_bytes / kShareLeftFree;
+    if (free_bytes >= room) return;
+    // The largest cached blocks first, until the room is free (each a cudaFree).
+    std::size_t missing = room - free_bytes;
     std::lock_guard lock(mutex_);
-    trim_locked();
-    if (!short_of_room()) return;
+    while (missing > 0 && !free_blocks_.empty()) {
+        const auto largest = std::prev(free_blocks_.end());
+        plugin_.device_free(largest->second);
+        cached_bytes_ -= largest->first;
+        missing -= std::min(missing, largest->first);
+        free_blocks_.erase(largest);
+    }
+    if (missing == 0) return;
     for (const auto& release : release_on_shortage_) release();
 }
 

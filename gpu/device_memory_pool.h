@@ -40,10 +40,10 @@ class DeviceMemoryPool {
 
     std::size_t cached_bytes() const;
 
-    // After a call. Where less than a tenth of the device's memory is free, what the pool
-    // keeps for later calls is given back to the device and, if that is not enough, what
-    // the shortage hooks release: other users of the device (another GPU library in the
-    // process, other processes) may be short of it, and cannot ask the pool.
+    // After a call. Where less than a tenth of the device's memory is free, the pool gives
+    // back blocks it keeps for later calls, the largest first, until a tenth is free and, if
+    // that is not enough, calls the shortage hooks: other users of the device (another GPU
+    // library in the process, other processes) may be short of it, and cannot ask the pool.
     void leave_room_for_others();
 
     // Allocation sizes are rounded up so that blocks of similar calls can be reused.

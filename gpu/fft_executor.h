@@ -23,7 +23,7 @@ class FftDeviceState {
     FftDeviceState() = default;
     FftDeviceState(const FftDeviceState&) = delete;
     FftDeviceState& operator=(const FftDeviceState&) = delete;
-    // Gives back the device arrays and retires the device plan (FFTW's destroy_plan).
+    // Retires the device plan (FFTW's destroy_plan).
     ~FftDeviceState();
 
   private:

@@ -31,7 +31,7 @@ struct SkippedSearch {
     std::uintptr_t in_alignment;
     std::uintptr_t out_alignment;
     unsigned flags;
-    int planner_threads;  // FFTW's planner threads at planning time
+    int planner_threads;  // FFTW's planner threads at planning time; 0: not told (below)
 
     bool operator==(const SkippedSearch& other) const {
         return problem.kind == other.problem.kind && problem.single == other.problem.single &&
@@ -176,7 +176,7 @@ constinit FftwSearchFunctions<float> float_functions({
 });
 
 // FFTW's planner threads now, where FFTW tells (3.3.9 and later, its threads library
-// loaded); without that library FFTW plans on one thread.
+// loaded); without that library FFTW plans on one thread; with an older one, nobody knows.
 std::optional<int> known_planner_threads(bool single) {
     void* function =
         single ? float_functions.planner_threads.get() : double_functions.planner_threads.get();
@@ -274,7 +274,8 @@ bool make_search(FftwSearchFunctions<Real>& fftw_functions, const SkippedSearch&
     const int howmany_rank = static_cast<int>(howmany.size());
 
     const std::optional<int> threads_now = known_planner_threads(problem.single);
-    const bool switch_threads = threads_now.has_value() && *threads_now != search.planner_threads;
+    const bool switch_threads = threads_now.has_value() && search.planner_threads > 0 &&
+                                *threads_now != search.planner_threads;
     if (switch_threads) set_planner_threads(problem.single, search.planner_threads);
     typename fftw::Types<Real>::Plan plan = nullptr;
     switch (problem.kind) {
@@ -308,7 +309,7 @@ void skip_search(const PlannedTransform& planned, unsigned flags) {
     skipped_searches().add({planned.problem, planned.in == planned.out,
                             reinterpret_cast<std::uintptr_t>(planned.in) % kAlignmentSpan,
                             reinterpret_cast<std::uintptr_t>(planned.out) % kAlignmentSpan, flags,
-                            known_planner_threads(single).value_or(1)});
+                            known_planner_threads(single).value_or(0)});
 }
 
 bool make_skipped_searches(bool single) {
@@ -318,11 +319,10 @@ bool make_skipped_searches(bool single) {
     if (waited) making.lock();
     bool made = false;
     for (SkippedSearch& search : registry.take(single)) {
-        if (registry.in_forked_child && search.planner_threads > 1) {
+        if (registry.in_forked_child && search.planner_threads != 1) {
             log::write(log::Level::info,
-                       "a forked child does not make FFTW's search on %d threads of a transform "
-                       "planned for the device: FFTW's wisdom lacks it",
-                       search.planner_threads);
+                       "a forked child does not make FFTW's search on several (or untold) "
+                       "threads of a transform planned for the device: FFTW's wisdom lacks it");
         } else if (search.problem.single ? make_search(float_functions, search)
                                          : make_search(double_functions, search)) {
             made = true;

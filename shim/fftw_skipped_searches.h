@@ -11,8 +11,8 @@
 // both), with the caller's flags and the planner threads of the time (where FFTW tells
 // them: 3.3.9 and later), so that FFTW's answer is the one it would have given without the
 // shim. One exception: a child forked from a process that may have run FFTW's threads does
-// not make a search on more than one thread (it would wait for ever for workers that are
-// not in the child).
+// not make a search on more than one thread, or on a number FFTW (before 3.3.9) does not
+// tell (it would wait for ever for workers that are not in the child).
 #pragma once
 
 #include "shim/fftw_descriptions.h"

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -553,9 +555,17 @@ LapackOp sygvd_op(gpushim_lapack_kind kind, const Int* itype, const char* jobz, 
 template <class Function>
 Function* inner_eigensolver(const char* symbol, std::string_view generalized,
                             std::string_view inner) {
-    std::string name(symbol);
-    name.replace(name.find(generalized), generalized.size(), inner);
-    return reinterpret_cast<Function*>(fallback::resolve_cpu_symbol(name.c_str()));
+    // Resolved once per name: the search is that of every CPU function's first call.
+    static std::mutex mutex;
+    static std::map<std::string, void*, std::less<>> resolved;
+    const std::lock_guard lock(mutex);
+    auto found = resolved.find(std::string_view(symbol));
+    if (found == resolved.end()) {
+        std::string name(symbol);
+        name.replace(name.find(generalized), generalized.size(), inner);
+        found = resolved.emplace(symbol, fallback::resolve_cpu_symbol(name.c_str())).first;
+    }
+    return reinterpret_cast<Function*>(found->second);
 }
 
 template <class T, class Int>

@@ -54,7 +54,8 @@ bool times(long long a, long long b, long long* product) {
 
 // The cuFFT plan of `desc`; false for a description the interface does not allow.
 bool many_plan(const gpushim_fft_desc& desc, ManyPlan* plan) {
-    if (desc.rank < 1 || desc.rank > 3 || desc.howmany < 1) return false;
+    if (desc.rank < 1 || desc.rank > 3 || desc.howmany < 1 || !gpushim_fft_kind_known(&desc))
+        return false;
     const bool is_double = desc.precision == GPUSHIM_PREC_D;
     if (!is_double && desc.precision != GPUSHIM_PREC_S) return false;
     switch (desc.kind) {

@@ -768,7 +768,8 @@ class FftwPlan final : public HostFftPlan {
 // The packed row-major layout of the description as FFTW's guru dimensions: `dims` (rank of
 // them) and the batch; false for a description the interface does not allow.
 bool fftw_layout(const gpushim_fft_desc& desc, FftwDim dims[3], FftwDim* batch) {
-    if (desc.rank < 1 || desc.rank > 3 || desc.howmany < 1) return false;
+    if (desc.rank < 1 || desc.rank > 3 || desc.howmany < 1 || !gpushim_fft_kind_known(&desc))
+        return false;
     switch (desc.kind) {
         case GPUSHIM_FFT_C2C:
             if (desc.sign != -1 && desc.sign != 1) return false;
@@ -822,8 +823,9 @@ int plan_fft(const gpushim_fft_desc& desc, gpushim_fft_plan* plan) {
                                         desc.sign, flags);
                 planned_in_place = fftw.plan_dft(desc.rank, dims, 1, &batch, &stand_in[0],
                                                  &stand_in[0], desc.sign, flags);
-                if (planned_in_place == nullptr && planned != nullptr) {
-                    fftw.destroy(planned);
+                if (planned == nullptr || planned_in_place == nullptr) {
+                    if (planned != nullptr) fftw.destroy(planned);
+                    if (planned_in_place != nullptr) fftw.destroy(planned_in_place);
                     planned = nullptr;
                 }
                 break;

@@ -616,7 +616,9 @@ void refusals() {
     bad.precision = GPUSHIM_PREC_Z;
     refused(bad, "precision Z");
     bad = good;
-    bad.kind = static_cast<gpushim_fft_kind>(7);
+    const int unknown_kind = 7;  // stored as a C caller may: not a value of the enumeration
+    static_assert(sizeof bad.kind == sizeof unknown_kind);
+    std::memcpy(&bad.kind, &unknown_kind, sizeof unknown_kind);
     refused(bad, "kind 7");
     bad = good;
     bad.sign = 0;

@@ -93,7 +93,7 @@ TEST_F(DeviceMemoryPoolTest, BufferReportsWhetherItIsUsable) {
 }
 
 // Another user of the device takes memory the pool cannot see; after a call, the pool gives
-// back what it keeps once less than a tenth of the device is free, then what its clients hold.
+// back blocks it keeps until a tenth of the device is free, then asks its clients.
 TEST_F(DeviceMemoryPoolTest, RoomIsLeftForOtherUsersOfTheDevice) {
     DeviceMemoryPool pool(*plugin_);
     int hook_calls = 0;
@@ -101,26 +101,34 @@ TEST_F(DeviceMemoryPoolTest, RoomIsLeftForOtherUsersOfTheDevice) {
         ++hook_calls;
         return false;
     });
-    const DeviceBlock block = pool.allocate(1u << 20);
-    ASSERT_NE(block.data, nullptr);
-    pool.release(block);
-    pool.leave_room_for_others();  // 7/8 of the device free
-    EXPECT_EQ(pool.cached_bytes(), block.size);
+    const DeviceBlock first = pool.allocate(1u << 20);
+    const DeviceBlock second = pool.allocate(1u << 20);
+    ASSERT_NE(first.data, nullptr);
+    ASSERT_NE(second.data, nullptr);
+    pool.release(first);
+    pool.release(second);
+    pool.leave_room_for_others();  // 3/4 of the device free
+    EXPECT_EQ(pool.cached_bytes(), 2u << 20);
     EXPECT_EQ(hook_calls, 0);
 
     void* others = nullptr;
-    ASSERT_EQ(plugin_->device_alloc(&others, kCapacity - block.size - kCapacity / 20), 0);
-    pool.leave_room_for_others();  // 1/20 free; 1/20 + 1/8 once the pool's block is back
-    EXPECT_EQ(pool.cached_bytes(), 0u);
-    EXPECT_EQ(device_free(), kCapacity / 20 + block.size);
+    ASSERT_EQ(plugin_->device_alloc(&others, kCapacity - (2u << 20) - kCapacity / 20), 0);
+    pool.leave_room_for_others();  // 1/20 free: one block of 1/8 makes the tenth
+    EXPECT_EQ(pool.cached_bytes(), 1u << 20);
+    EXPECT_EQ(device_free(), kCapacity / 20 + (1u << 20));
     EXPECT_EQ(hook_calls, 0);
 
     void* more_of_others = nullptr;
-    ASSERT_EQ(plugin_->device_alloc(&more_of_others, block.size), 0);
+    ASSERT_EQ(plugin_->device_alloc(&more_of_others, 1u << 20), 0);
+    pool.leave_room_for_others();  // the other block
+    EXPECT_EQ(pool.cached_bytes(), 0u);
+    EXPECT_EQ(hook_calls, 0);
+
+    void* still_more = nullptr;
+    ASSERT_EQ(plugin_->device_alloc(&still_more, 1u << 20), 0);
     pool.leave_room_for_others();  // 1/20 free, nothing cached: the clients are asked
     EXPECT_EQ(hook_calls, 1);
-    plugin_->device_free(more_of_others);
-    plugin_->device_free(others);
+    for (void* block : {still_more, more_of_others, others}) plugin_->device_free(block);
     EXPECT_EQ(device_free(), kCapacity);
 }
 
