@@ -568,8 +568,15 @@ Function* inner_eigensolver(const char* symbol, std::string_view generalized,
     return reinterpret_cast<Function*>(found->second);
 }
 
-template <class T, class Int>
-void raise_to(WorkspaceAnswers<T, Int>& left, const WorkspaceAnswers<T, Int>& inner) {
+// Raises `left` to the answers of the inner routine's workspace query, which
+// `query(inner, minus_one, info)` makes with every size -1.
+template <class T, class Int, class Query>
+void raise_to_inner_query(WorkspaceAnswers<T, Int>& left, Query&& query) {
+    const Int minus_one = -1;
+    Int query_info = 0;
+    WorkspaceAnswers<T, Int> inner;
+    query(inner, &minus_one, &query_info);
+    if (query_info != 0) return;
     if (workspace_count(inner.work) > workspace_count(left.work)) left.work = inner.work;
     left.reals = std::max(left.reals, inner.reals);
     left.integers = std::max(left.integers, inner.integers);
@@ -590,13 +597,11 @@ void lapack_sygvd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
         },
         [&](WorkspaceAnswers<T, Int>& left) {
             using Syevd = void(GPUSHIM_LAPACK_syevd_PARAMS(T, Int));
-            const Int minus_one = -1;
-            Int query_info = 0;
-            WorkspaceAnswers<T, Int> inner;
-            inner_eigensolver<Syevd>(cpu.symbol(), "sygvd", "syevd")(
-                jobz, uplo, n, a, lda, w, &inner.work, &minus_one, &inner.integers, &minus_one,
-                &query_info, jobz_len, uplo_len);
-            if (query_info == 0) raise_to(left, inner);
+            raise_to_inner_query(left, [&](auto& inner, const Int* ask, Int* query_info) {
+                inner_eigensolver<Syevd>(cpu.symbol(), "sygvd", "syevd")(
+                    jobz, uplo, n, a, lda, w, &inner.work, ask, &inner.integers, ask, query_info,
+                    jobz_len, uplo_len);
+            });
         });
 }
 
@@ -613,13 +618,11 @@ void lapack_hegvd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
         },
         [&](WorkspaceAnswers<T, Int>& left) {
             using Heevd = void(GPUSHIM_LAPACK_heevd_PARAMS(T, Int));
-            const Int minus_one = -1;
-            Int query_info = 0;
-            WorkspaceAnswers<T, Int> inner;
-            inner_eigensolver<Heevd>(cpu.symbol(), "hegvd", "heevd")(
-                jobz, uplo, n, a, lda, w, &inner.work, &minus_one, &inner.reals, &minus_one,
-                &inner.integers, &minus_one, &query_info, jobz_len, uplo_len);
-            if (query_info == 0) raise_to(left, inner);
+            raise_to_inner_query(left, [&](auto& inner, const Int* ask, Int* query_info) {
+                inner_eigensolver<Heevd>(cpu.symbol(), "hegvd", "heevd")(
+                    jobz, uplo, n, a, lda, w, &inner.work, ask, &inner.reals, ask, &inner.integers,
+                    ask, query_info, jobz_len, uplo_len);
+            });
         });
 }
 
