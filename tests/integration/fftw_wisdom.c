@@ -38,20 +38,7 @@ extern char** environ;
 
 #ifndef FFTW_WISDOM_PRECISION
 
-static int nchk, nfail;
-static char current[200]; /* the step being checked, for the messages */
-
-static void check(int ok, const char* fmt, ...) {
-    va_list ap;
-    ++nchk;
-    if (ok) return;
-    ++nfail;
-    printf("FAILED: %s: ", current);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    putchar('\n');
-}
+#include "check_count.h"
 
 /* The script's FFTW_WISDOM_ONLY answers, '1' a plan and '0' NULL, and what each asked. */
 #define MAX_ANSWERS 256
