@@ -51,6 +51,23 @@ gpushim_fft_desc device_description(const FftProblem& problem) {
     return desc;
 }
 
+FftReach byte_reach(const FftProblem& problem, bool input) {
+    const bool complex = input ? problem.kind != FftKind::r2c : problem.kind != FftKind::c2r;
+    const bool half_spectrum = complex && problem.kind != FftKind::c2c;
+    int64_t low = 0, high = 0;
+    for (const auto* dimensions : {&problem.dims, &problem.howmany}) {
+        for (std::size_t i = 0; i < dimensions->size(); ++i) {
+            const FftDimension& d = (*dimensions)[i];
+            const bool last = dimensions == &problem.dims && i + 1 == dimensions->size();
+            const int64_t n = half_spectrum && last ? d.n / 2 + 1 : d.n;
+            const int64_t reach = (n - 1) * (input ? d.is : d.os);
+            (reach < 0 ? low : high) += reach;
+        }
+    }
+    const int64_t element = (problem.single ? 4 : 8) * (complex ? 2 : 1);
+    return {low * element, (high + 1) * element};
+}
+
 double flop_count(const FftOp& op) {
     const FftProblem& problem = *op.problem;
     if (problem.dims.empty()) return 0.0;

@@ -34,6 +34,8 @@ struct FftProblem {
     bool described = false;
     std::vector<FftDimension> dims;     // the transform, the last varying fastest
     std::vector<FftDimension> howmany;  // the batch
+
+    bool operator==(const FftProblem&) const = default;
 };
 
 // What the device would compute for a problem, when it can: rank 1 to 3 and a batch of
@@ -45,6 +47,16 @@ double fft_points(const FftProblem& problem);
 
 // The packed description the device interface takes (suits_device must hold).
 gpushim_fft_desc device_description(const FftProblem& problem);
+
+// The bytes one side of a described transform reaches around its array's start: from `low`
+// (below the start with negative strides) to one before `high`. An element is a real or a
+// complex number of the precision, and the complex side of a real transform holds the half
+// spectrum in the last dimension.
+struct FftReach {
+    int64_t low = 0;
+    int64_t high = 0;
+};
+FftReach byte_reach(const FftProblem& problem, bool input);
 
 // One execution of a plan: its problem, on the planned or on new arrays.
 struct FftOp {

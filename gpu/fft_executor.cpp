@@ -42,17 +42,6 @@ struct StridedArray {
         }
         return base + offset * static_cast<std::ptrdiff_t>(element);
     }
-
-    // The lowest and one past the highest byte the array touches.
-    std::pair<const std::byte*, const std::byte*> span() const {
-        int64_t low = 0, high = 0;
-        for (std::size_t d = 0; d < extent.size(); ++d) {
-            const int64_t reach = (extent[d] - 1) * stride[d];
-            (reach < 0 ? low : high) += reach;
-        }
-        const auto e = static_cast<std::ptrdiff_t>(element);
-        return {base + low * e, base + (high + 1) * e};
-    }
 };
 
 StridedArray strided_array(const FftProblem& problem, bool input, const void* array) {
@@ -133,10 +122,13 @@ void drop_imaginary_parts_fftw_ignores(const FftProblem& problem, const StridedA
     }
 }
 
-bool overlap(const StridedArray& a, const StridedArray& b) {
-    const auto [a_low, a_high] = a.span();
-    const auto [b_low, b_high] = b.span();
-    return a_low < b_high && b_low < a_high;
+// Whether the input and output arrays of an execution share bytes.
+bool overlap(const FftOp& op) {
+    const FftReach in = byte_reach(*op.problem, true);
+    const FftReach out = byte_reach(*op.problem, false);
+    const auto in_start = static_cast<int64_t>(reinterpret_cast<std::uintptr_t>(op.in));
+    const auto out_start = static_cast<int64_t>(reinterpret_cast<std::uintptr_t>(op.out));
+    return in_start + in.low < out_start + out.high && out_start + out.low < in_start + in.high;
 }
 
 }  // namespace
@@ -203,7 +195,7 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
     // An in-place transform's output overwrites its input: it is written only once all of
     // it is on the host (in memory of this call's, not a pinned buffer kept for the next),
     // so that a failure leaves the input for the CPU to transform.
-    const bool in_place = overlap(input, output);
+    const bool in_place = overlap(op);
     std::unique_ptr<std::byte[]> whole_output;
     if (in_place) {
         whole_output.reset(new (std::nothrow) std::byte[output.bytes()]);

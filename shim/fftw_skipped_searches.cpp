@@ -33,13 +33,7 @@ struct SkippedSearch {
     unsigned flags;
     int planner_threads;  // FFTW's planner threads at planning time; 0: not told (below)
 
-    bool operator==(const SkippedSearch& other) const {
-        return problem.kind == other.problem.kind && problem.single == other.problem.single &&
-               problem.sign == other.problem.sign && problem.dims == other.problem.dims &&
-               problem.howmany == other.problem.howmany && in_place == other.in_place &&
-               in_alignment == other.in_alignment && out_alignment == other.out_alignment &&
-               flags == other.flags && planner_threads == other.planner_threads;
-    }
+    bool operator==(const SkippedSearch&) const = default;
 };
 
 class SkippedSearches {
@@ -192,49 +186,16 @@ void set_planner_threads(bool single, int threads) {
     if (function != nullptr) reinterpret_cast<void (*)(int)>(function)(threads);
 }
 
-// The element offsets, from an array's start, of the lowest and highest element the
-// transform reads or writes on one side (negative strides reach below the start).
-struct Extent {
-    int64_t low = 0;
-    int64_t high = 0;
-};
-
-Extent extent(const FftProblem& problem, bool input) {
-    // The complex side of a real transform holds the half spectrum in the last dimension.
-    const bool half_spectrum = input ? problem.kind == FftKind::c2r : problem.kind == FftKind::r2c;
-    Extent e;
-    auto add = [&](const std::vector<FftDimension>& dims, bool transform) {
-        for (std::size_t i = 0; i < dims.size(); ++i) {
-            const FftDimension& d = dims[i];
-            const int64_t n =
-                transform && half_spectrum && i + 1 == dims.size() ? d.n / 2 + 1 : d.n;
-            const int64_t reach = (n - 1) * (input ? d.is : d.os);
-            (reach < 0 ? e.low : e.high) += reach;
-        }
-    };
-    add(problem.dims, true);
-    add(problem.howmany, false);
-    return e;
-}
-
-// The byte range one side of the transform covers around its array's start.
-Extent byte_extent(const FftProblem& problem, bool input, std::size_t real_size) {
-    const bool complex = input ? problem.kind != FftKind::r2c : problem.kind != FftKind::c2r;
-    const auto element = static_cast<int64_t>(complex ? 2 * real_size : real_size);
-    const Extent e = extent(problem, input);
-    return {e.low * element, (e.high + 1) * element - 1};
-}
-
 // Scratch memory holding one array of the planned extent at the planned alignment.
 class ScratchArray {
   public:
-    // Bytes [low, high] around the array's start, which has `alignment` modulo the span.
-    bool allocate(int64_t low, int64_t high, std::uintptr_t alignment) {
-        const auto size = static_cast<std::size_t>(high - low) + 1 + kAlignmentSpan;
+    // The bytes of `reach` around the array's start, which has `alignment` modulo the span.
+    bool allocate(FftReach reach, std::uintptr_t alignment) {
+        const auto size = static_cast<std::size_t>(reach.high - reach.low) + kAlignmentSpan;
         memory_.reset(new (std::nothrow) std::byte[size]);
         if (memory_ == nullptr) return false;
-        const auto lowest =
-            reinterpret_cast<std::uintptr_t>(memory_.get()) + static_cast<std::uintptr_t>(-low);
+        const auto lowest = reinterpret_cast<std::uintptr_t>(memory_.get()) +
+                            static_cast<std::uintptr_t>(-reach.low);
         start_ = reinterpret_cast<void*>(
             lowest + (alignment + kAlignmentSpan - lowest % kAlignmentSpan) % kAlignmentSpan);
         return true;
@@ -251,15 +212,15 @@ template <class Real>
 bool make_search(FftwSearchFunctions<Real>& fftw_functions, const SkippedSearch& search) {
     using C = typename fftw::Types<Real>::C;
     const FftProblem& problem = search.problem;
-    const Extent in_bytes = byte_extent(problem, true, sizeof(Real));
-    const Extent out_bytes = byte_extent(problem, false, sizeof(Real));
+    const FftReach in_reach = byte_reach(problem, true);
+    const FftReach out_reach = byte_reach(problem, false);
     ScratchArray in;
     ScratchArray out;
-    const bool allocated =
-        search.in_place ? in.allocate(std::min(in_bytes.low, out_bytes.low),
-                                      std::max(in_bytes.high, out_bytes.high), search.in_alignment)
-                        : in.allocate(in_bytes.low, in_bytes.high, search.in_alignment) &&
-                              out.allocate(out_bytes.low, out_bytes.high, search.out_alignment);
+    const bool allocated = search.in_place ? in.allocate({std::min(in_reach.low, out_reach.low),
+                                                          std::max(in_reach.high, out_reach.high)},
+                                                         search.in_alignment)
+                                           : in.allocate(in_reach, search.in_alignment) &&
+                                                 out.allocate(out_reach, search.out_alignment);
     if (!allocated) return false;
     void* out_start = search.in_place ? in.start() : out.start();
 

@@ -106,6 +106,19 @@ TEST(FftCall, TheDeviceTakesRanksOneToThreeWithABatch) {
     EXPECT_EQ(device_description(single).kind, GPUSHIM_FFT_R2C);
 }
 
+TEST(FftCall, ByteReachFollowsStridesAndTheHalfSpectrum) {
+    FftProblem reversed = describe_sizes(FftKind::c2c, {8}, in, out, -1).problem;
+    reversed.dims = {{8, -1, 2}};
+    EXPECT_EQ(byte_reach(reversed, true).low, -7 * 16);
+    EXPECT_EQ(byte_reach(reversed, true).high, 16);
+    EXPECT_EQ(byte_reach(reversed, false).low, 0);
+    EXPECT_EQ(byte_reach(reversed, false).high, (7 * 2 + 1) * 16);
+    FftProblem real = describe_sizes(FftKind::r2c, {3, 10}, in, out, -1).problem;
+    real.single = true;
+    EXPECT_EQ(byte_reach(real, true).high, 30 * 4);      // 3 rows of 10 floats
+    EXPECT_EQ(byte_reach(real, false).high, 3 * 6 * 8);  // 3 rows of 6 complex floats
+}
+
 TEST(FftCall, FlopsFollowFftwsConvention) {
     FftProblem p = describe_sizes(FftKind::c2c, {1024}, in, out, -1).problem;
     p.howmany = {{2, 1, 1}};
