@@ -1,7 +1,7 @@
 #include "gpu/device_memory_pool.h"
 
-#include <algorithm>
 #include <iterator>
+#include <limits>
 #include <utility>
 
 namespace gpushim::gpu {
@@ -32,9 +32,7 @@ DeviceBlock DeviceMemoryPool::allocate(std::size_t bytes) {
     if (plugin_.device_alloc(&block.data, size) == 0) return block;
     trim_locked();
     if (plugin_.device_alloc(&block.data, size) == 0) return block;
-    bool released = false;
-    for (const auto& release : release_on_shortage_) released = release() || released;
-    if (released && plugin_.device_alloc(&block.data, size) == 0) return block;
+    if (call_shortage_hooks_locked() && plugin_.device_alloc(&block.data, size) == 0) return block;
     return {};
 }
 
@@ -57,13 +55,29 @@ void DeviceMemoryPool::trim() {
 void DeviceMemoryPool::release_held() {
     std::lock_guard lock(mutex_);
     trim_locked();
-    for (const auto& release : release_on_shortage_) release();
+    call_shortage_hooks_locked();
 }
 
 void DeviceMemoryPool::trim_locked() {
-    for (auto& [size, block] : free_blocks_) plugin_.device_free(block);
-    free_blocks_.clear();
-    cached_bytes_ = 0;
+    free_largest_locked(std::numeric_limits<std::size_t>::max());
+}
+
+std::size_t DeviceMemoryPool::free_largest_locked(std::size_t bytes) {
+    std::size_t freed = 0;
+    while (freed < bytes && !free_blocks_.empty()) {
+        const auto largest = std::prev(free_blocks_.end());
+        plugin_.device_free(largest->second);
+        cached_bytes_ -= largest->first;
+        freed += largest->first;
+        free_blocks_.erase(largest);
+    }
+    return freed;
+}
+
+bool DeviceMemoryPool::call_shortage_hooks_locked() {
+    bool released = false;
+    for (const auto& release : release_on_shortage_) released = release() || released;
+    return released;
 }
 
 void DeviceMemoryPool::leave_room_for_others() {
@@ -72,17 +86,8 @@ void DeviceMemoryPool::leave_room_for_others() {
     const std::size_t room = total_bytes / kShareLeftFree;
     if (free_bytes >= room) return;
     // The largest cached blocks first, until the room is free (each a cudaFree).
-    std::size_t missing = room - free_bytes;
     std::lock_guard lock(mutex_);
-    while (missing > 0 && !free_blocks_.empty()) {
-        const auto largest = std::prev(free_blocks_.end());
-        plugin_.device_free(largest->second);
-        cached_bytes_ -= largest->first;
-        missing -= std::min(missing, largest->first);
-        free_blocks_.erase(largest);
-    }
-    if (missing == 0) return;
-    for (const auto& release : release_on_shortage_) release();
+    if (free_largest_locked(room - free_bytes) < room - free_bytes) call_shortage_hooks_locked();
 }
 
 std::size_t DeviceMemoryPool::cached_bytes() const {

@@ -51,6 +51,11 @@ class DeviceMemoryPool {
 
   private:
     void trim_locked();
+    // Frees cached blocks, the largest first, until `bytes` are freed or none is left;
+    // returns the bytes freed.
+    std::size_t free_largest_locked(std::size_t bytes);
+    // Calls every shortage hook; whether one released something.
+    bool call_shortage_hooks_locked();
 
     const gpushim_device_plugin& plugin_;
     mutable std::mutex mutex_;
