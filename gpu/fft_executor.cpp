@@ -180,13 +180,12 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
     // executions, which reuse the pool's blocks. A complex transform runs in place on the
     // device, in half the memory; a real one's input and output have different layouts.
     const bool one_device_array = op.problem->kind == FftKind::c2c;
-    const DeviceBuffers<2> arrays(device_pool(*plugin),
-                                  {input.bytes(), one_device_array ? 0 : output.bytes()});
+    const std::size_t output_array_bytes = one_device_array ? 0 : output.bytes();
+    const DeviceBuffers<2> arrays(device_pool(*plugin), {input.bytes(), output_array_bytes});
     if (!arrays.ok()) {
-        log::write(
-            log::Level::info,
-            "an FFT of %.1f MB does not fit in device memory; computing on the CPU",
-            static_cast<double>(input.bytes() + (one_device_array ? 0 : output.bytes())) * 1e-6);
+        log::write(log::Level::info,
+                   "an FFT of %.1f MB does not fit in device memory; computing on the CPU",
+                   static_cast<double>(input.bytes() + output_array_bytes) * 1e-6);
         return Outcome::unavailable;
     }
     void* const device_input = arrays.part(0);
