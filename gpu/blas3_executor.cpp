@@ -57,16 +57,16 @@ void* in_packed_copy(const void* pointer, const Matrix& host, void* device) {
            static_cast<std::size_t>(row + column * host.extent.rows) * host.element;
 }
 
-}  // namespace
-
-Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
-    const gpushim_device_plugin* plugin = backend();
-    if (plugin == nullptr) return Outcome::unavailable;
-
+// The call in panels of `width` columns (or rows); nullopt when the device has no room for
+// them, `needed` then saying how many bytes were asked for. Panels `narrowed` below the
+// configured width do not use the residency cache for B: their keys are not the ones later
+// calls of the configured width ask for.
+std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, const Blas3Op& op,
+                                         CpuBlas3 cpu, Transfers& transfers, int64_t width,
+                                         bool narrowed, std::size_t& needed) {
     const PanelAxis axis = panel_axis(op);
     const bool triangle = axis == PanelAxis::triangle;
     const int64_t span = panel_span(op, axis);
-    const int64_t width = panel_width(op, axis, config().panel_bytes);
     const int64_t panels = (span + width - 1) / width;
     const int queues = panels > 1 ? QueueContext::kQueues : 1;
     const auto panel_at = [&](int64_t p) {
@@ -119,7 +119,7 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
     };
     if (ResidencyCache* cache = residency_cache(*plugin); cache != nullptr) {
         a_lease = lease(*cache, a);
-        const bool b_fits = whole_b.bytes() <= cache->capacity();
+        const bool b_fits = !narrowed && whole_b.bytes() <= cache->capacity();
         const int64_t b_parts = shared_b ? 1 : panels;
         bool every_part = true;
         for (int64_t p = 0; b_fits && uses_b && output != Operand::b && p < b_parts; ++p) {
@@ -150,11 +150,9 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
         allocate_buffers();
     }
     if (!buffers->ok()) {
-        log::write(log::Level::info, "%.1f MB does not fit in device memory; computing on the CPU",
-                   static_cast<double>(a.bytes() + (shared_b ? whole_b.bytes() : 0) +
-                                       queues * (b_bytes + c_bytes)) *
-                       1e-6);
-        return Outcome::unavailable;
+        needed = a.bytes() + (shared_b ? whole_b.bytes() : 0) +
+                 static_cast<std::size_t>(queues) * (b_bytes + c_bytes);
+        return std::nullopt;
     }
     void* const device_a = a_lease ? a_lease->device() : buffers->part(0);
     void* const device_shared_b = !shared_b           ? nullptr
@@ -273,6 +271,30 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
         std::abort();
     }
     return Outcome::recovered;
+}
+
+}  // namespace
+
+Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
+    const gpushim_device_plugin* plugin = backend();
+    if (plugin == nullptr) return Outcome::unavailable;
+    // Where the device lacks the room for panels of GPUSHIM_PANEL_BYTES (it is small, or
+    // another process or library holds its memory), narrower panels may fit: the width is
+    // halved until the call fits or a panel is one column (or row) wide. What every panel
+    // reads (A, and B of a rank-2k update) must fit whole.
+    const PanelAxis axis = panel_axis(op);
+    const int64_t configured_width = panel_width(op, axis, config().panel_bytes);
+    std::size_t needed = 0;
+    for (int64_t width = configured_width;; width = (width + 1) / 2) {
+        if (std::optional<Outcome> outcome = execute_in_panels(plugin, op, cpu, transfers, width,
+                                                               width < configured_width, needed)) {
+            return *outcome;
+        }
+        if (width == 1) break;
+    }
+    log::write(log::Level::info, "%.1f MB does not fit in device memory; computing on the CPU",
+               static_cast<double>(needed) * 1e-6);
+    return Outcome::unavailable;
 }
 
 }  // namespace gpushim::gpu

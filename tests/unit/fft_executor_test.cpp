@@ -4,12 +4,10 @@
 #include "gpu/fft_executor.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <cmath>
 #include <complex>
 #include <numbers>
-#include <string>
 #include <vector>
 
 #include "gpu/device_memory_pool.h"
@@ -22,18 +20,6 @@ namespace {
 
 constexpr int64_t kPoints = int64_t{1} << 16;
 
-// Runs `checks` with the host-simulated device holding `device_bytes`, in a process of its
-// own, and exits 1 when one of its expectations failed.
-template <class Checks>
-void with_device_memory(std::size_t device_bytes, Checks&& checks) {
-    testing_support::clear_gpushim_environment();
-    setenv("GPUSHIM_BACKEND", GPUSHIM_HOSTSIM_PATH, 1);
-    setenv("GPUSHIM_HOSTSIM_MEMORY", std::to_string(device_bytes).c_str(), 1);
-    setenv("GPUSHIM_LOG", "off", 1);
-    checks();
-    std::exit(testing::Test::HasFailure() ? 1 : 0);
-}
-
 // Room for one complex array of kPoints, and half another.
 std::size_t one_and_a_half_arrays() {
     const std::size_t array =
@@ -43,7 +29,7 @@ std::size_t one_and_a_half_arrays() {
 
 TEST(FftExecutorDeathTest, AComplexTransformRunsInPlaceInOneDeviceArray) {
     EXPECT_EXIT(
-        with_device_memory(
+        testing_support::on_host_simulated_device(
             one_and_a_half_arrays(),
             [] {
                 // A wave of frequency 3: its forward transform is kPoints at 3, zero elsewhere.
@@ -77,7 +63,7 @@ TEST(FftExecutorDeathTest, AComplexTransformRunsInPlaceInOneDeviceArray) {
 // Device memory for one execution at a time: plans alive together take turns in it.
 TEST(FftExecutorDeathTest, APlanHoldsNoDeviceArrayBetweenItsExecutions) {
     EXPECT_EXIT(
-        with_device_memory(
+        testing_support::on_host_simulated_device(
             one_and_a_half_arrays(),
             [] {
                 std::vector<std::complex<double>> in(kPoints, 1.0), out(kPoints);
@@ -107,7 +93,7 @@ TEST(FftExecutorDeathTest, APlanHoldsNoDeviceArrayBetweenItsExecutions) {
 
 TEST(FftExecutorDeathTest, ARealTransformNeedsItsInputAndOutputOnTheDevice) {
     EXPECT_EXIT(
-        with_device_memory(
+        testing_support::on_host_simulated_device(
             one_and_a_half_arrays(),
             [] {
                 // 2 kPoints reals in, kPoints + 1 complex numbers out: each

@@ -1,10 +1,14 @@
 // For tests that start a process with only the gpushim settings they make.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <cstddef>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpushim::testing_support {
@@ -21,6 +25,22 @@ inline void clear_gpushim_environment() {
     for (const std::string& name : names) unsetenv(name.c_str());
     // Nor a settings file (/etc/gpushim.conf on a developer's machine).
     setenv("GPUSHIM_CONFIG", "", 1);
+}
+
+// Runs `checks` on the host-simulated device holding `device_bytes`, with `settings` (more
+// GPUSHIM_ variables), and exits 1 when one of its expectations failed: the body of a death
+// test, which gives it a process of its own.
+template <class Checks>
+void on_host_simulated_device(
+    std::size_t device_bytes, Checks&& checks,
+    std::initializer_list<std::pair<const char*, const char*>> settings = {}) {
+    clear_gpushim_environment();
+    setenv("GPUSHIM_BACKEND", GPUSHIM_HOSTSIM_PATH, 1);
+    setenv("GPUSHIM_HOSTSIM_MEMORY", std::to_string(device_bytes).c_str(), 1);
+    setenv("GPUSHIM_LOG", "off", 1);
+    for (const auto& [name, value] : settings) setenv(name, value, 1);
+    checks();
+    std::exit(testing::Test::HasFailure() ? 1 : 0);
 }
 
 }  // namespace gpushim::testing_support
