@@ -626,6 +626,29 @@ void lapack_hegvd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
         });
 }
 
+// SYGV and HEGV: the device computes them as SYGVD (same eigenvalues; eigenvectors within
+// what LAPACK leaves free). They leave their query's answer in WORK(1), at every order;
+// HEGV's RWORK has a fixed size and no query.
+template <class T, class Int, class Cpu>
+void lapack_sygv(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                 GPUSHIM_LAPACK_sygv_PARAMS(T, Int)) {
+    route_with_work(sygvd_op(kind, itype, jobz, uplo, n, a, lda, b, ldb, w), routine, work, lwork,
+                    info, [&](const auto& ws) {
+                        cpu.get()(itype, jobz, uplo, n, a, lda, b, ldb, w, ws.work, ws.lwork,
+                                  ws.info, jobz_len, uplo_len);
+                    });
+}
+
+template <class T, class Int, class Cpu>
+void lapack_hegv(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                 GPUSHIM_LAPACK_hegv_PARAMS(T, Int)) {
+    route_with_work(sygvd_op(kind, itype, jobz, uplo, n, a, lda, b, ldb, w), routine, work, lwork,
+                    info, [&](const auto& ws) {
+                        cpu.get()(itype, jobz, uplo, n, a, lda, b, ldb, w, ws.work, ws.lwork, rwork,
+                                  ws.info, jobz_len, uplo_len);
+                    });
+}
+
 template <class T, class Int>
 LapackOp geev_op(gpushim_lapack_kind kind, const char* jobvl, const char* jobvr, const Int* n, T* a,
                  const Int* lda, void* w, void* wi, const Int* ldvl, T* vr, const Int* ldvr) {

@@ -4,7 +4,8 @@
  * X(name, KIND, family, T, ...)
  *   name    lower-case LAPACK name
  *   KIND    gpushim_lapack_kind without its GPUSHIM_ prefix: what the device computes
- *           (SYEV and SYEVD give the same results; GESDD is a GESVD with one job)
+ *           (SYEV and SYEVD give the same results, as do SYGV and SYGVD; GESDD is a
+ *           GESVD with one job)
  *   family  the argument list (lapack_signatures.h), and what the entry does with it
  *   T       element type
  *
@@ -89,6 +90,10 @@
     X(dsygvd, SYGVD, sygvd, double, __VA_ARGS__) \
     X(chegvd, SYGVD, hegvd, ccomplex, __VA_ARGS__) \
     X(zhegvd, SYGVD, hegvd, zcomplex, __VA_ARGS__) \
+    X(ssygv, SYGVD, sygv, float, __VA_ARGS__) \
+    X(dsygv, SYGVD, sygv, double, __VA_ARGS__) \
+    X(chegv, SYGVD, hegv, ccomplex, __VA_ARGS__) \
+    X(zhegv, SYGVD, hegv, zcomplex, __VA_ARGS__) \
     X(sgeev, GEEV, geev, float, __VA_ARGS__) \
     X(dgeev, GEEV, geev, double, __VA_ARGS__) \
     X(cgeev, GEEV, geev_complex, ccomplex, __VA_ARGS__) \

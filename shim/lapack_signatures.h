@@ -178,6 +178,22 @@ using RealPart = typename fallback::RealOf<T>::type;
         jobz_len, uplo_len
 #define GPUSHIM_LAPACK_hegvd_SHAPE 0, *n, 0, 0
 
+#define GPUSHIM_LAPACK_sygv_PARAMS(T, I)                                                           \
+    const I *itype, const char *jobz, const char *uplo, const I *n, T *a, const I *lda, T *b,    \
+        const I *ldb, T *w, T *work, const I *lwork, I *info, std::size_t jobz_len,              \
+        std::size_t uplo_len
+#define GPUSHIM_LAPACK_sygv_ARGS \
+    itype, jobz, uplo, n, a, lda, b, ldb, w, work, lwork, info, jobz_len, uplo_len
+#define GPUSHIM_LAPACK_sygv_SHAPE 0, *n, 0, 0
+
+#define GPUSHIM_LAPACK_hegv_PARAMS(T, I)                                                           \
+    const I *itype, const char *jobz, const char *uplo, const I *n, T *a, const I *lda, T *b,    \
+        const I *ldb, gpushim::shim::RealPart<T> *w, T *work, const I *lwork,                    \
+        gpushim::shim::RealPart<T> *rwork, I *info, std::size_t jobz_len, std::size_t uplo_len
+#define GPUSHIM_LAPACK_hegv_ARGS \
+    itype, jobz, uplo, n, a, lda, b, ldb, w, work, lwork, rwork, info, jobz_len, uplo_len
+#define GPUSHIM_LAPACK_hegv_SHAPE 0, *n, 0, 0
+
 #define GPUSHIM_LAPACK_geev_PARAMS(T, I)                                                           \
     const char *jobvl, const char *jobvr, const I *n, T *a, const I *lda, T *wr, T *wi, T *vl,   \
         const I *ldvl, T *vr, const I *ldvr, T *work, const I *lwork, I *info,                   \

@@ -1,11 +1,11 @@
 // The shim's eigenproblem and least-squares routines ({s,d}syevr / {c,z}heevr, {s,d}sygvd /
-// {c,z}hegvd, {s,d,c,z}geev, {s,d,c,z}gels) against OpenBLAS called directly, through the
-// real exported entry points of libgpushim.so: standard names and 64_ names (the reference
-// then is Debian's ILP64 OpenBLAS); not the scipy_ names, whose CPU symbols exist only inside
-// a pip wheel: the shim asks the CPU library's workspace query before it offloads any of
-// these routines. CTest runs the program with forced offload, with faults injected, with a
-// small device and with the shim disabled (tests/unit/lapack_routines_vs_cpu.cmake); the
-// checks hold wherever a call ran.
+// {c,z}hegvd, {s,d}sygv / {c,z}hegv, {s,d,c,z}geev, {s,d,c,z}gels) against OpenBLAS called
+// directly, through the real exported entry points of libgpushim.so: standard names and 64_ names
+// (the reference then is Debian's ILP64 OpenBLAS); not the scipy_ names, whose CPU symbols exist
+// only inside a pip wheel: the shim asks the CPU library's workspace query before it offloads any
+// of these routines. CTest runs the program with forced offload, with faults injected, with a small
+// device and with the shim disabled (tests/unit/lapack_routines_vs_cpu.cmake); the checks hold
+// wherever a call ran.
 //
 // Checked, in every precision, with leading dimensions equal to the rows or larger and
 // upper- and lower-case flags (an offloaded result may differ from OpenBLAS's within a bound,
@@ -21,7 +21,8 @@
 //    workspace); ISUPPZ, for the full spectrum with vectors, each vector's support in Z or
 //    OpenBLAS's (see check_support()), else not checked; VL, VU, IL, IU NaN or invalid where
 //    the range does not reference them, ABSTOL 0 or -1 (LAPACK's default accuracy);
-//  - SYGVD / HEGVD, itype 1, 2, 3, jobz N and V, uplo U and L on A Hermitian and B positive
+//  - SYGVD / HEGVD and SYGV / HEGV, itype 1, 2, 3, jobz N and V, uplo U and L on A Hermitian and B
+//  positive
 //    definite (other triangles NaN): W within bound; jobz V: the residual of the itype's
 //    equation and Z's B-normalization (Z^H B Z = I; itype 3: Z^H B^-1 Z = I); B's uplo
 //    triangle OpenBLAS's Cholesky factor within bound, the other untouched; a B that is not
@@ -93,6 +94,23 @@ struct Sygvd : Named<"sygvd", "hegvd"> {
                      kFlag, kFlag);
     }
 };
+
+// {s,d}sygv, {c,z}hegv (with RWORK of 3n - 2 elements).
+struct Sygv : Named<"sygv", "hegv"> {
+    template <class T, class I>
+    static void call(void* fn, const Args& x, Ints<I>& i, Operands<T>& o) {
+        call_fortran(fn, &i.itype, x.flag(0), x.flag(1), &i.n, o.a.data(), &i.lda, o.b.data(),
+                     &i.ldb, o.values.data(), o.work.data(), &i.lwork,
+                     only_complex<T>(o.rwork.data()), &i.info, kFlag, kFlag);
+    }
+};
+
+// Both drivers of the generalized problem, one after the other.
+template <class Visit>
+void for_each_generalized_driver(Visit&& visit) {
+    visit(Sygvd{});
+    visit(Sygv{});
+}
 
 // Real: WR in Operands::values, WI in wi; complex: W in w_complex, with RWORK of 2n
 // elements. VR is Operands::z.
@@ -341,18 +359,23 @@ void syevr_case(Scheme scheme, const Dense& h, const std::vector<double>& w, con
     check_syevr(h, norm2, args, s.count, input, query, p);
 }
 
-// --- SYGVD / HEGVD ------------------------------------------------------------------------
-// A and B's uplo triangles (the other NaN), W; the workspaces of OpenBLAS's query.
-template <class T>
-Operands<T> sygvd_operands(const Dense& a, const Dense& b, Args& args, int64_t extra,
-                           Operands<T>& query, Scheme scheme) {
-    args.liwork = 0;  // set from the query's answers
-    if constexpr (kIsComplex<T>) args.lrwork = 0;
+// --- SYGVD / HEGVD, SYGV / HEGV -----------------------------------------------------------
+// A and B's uplo triangles (the other NaN), W; for HEGV its RWORK; the workspaces of
+// OpenBLAS's query.
+template <class R, class T>
+Operands<T> generalized_operands(const Dense& a, const Dense& b, Args& args, int64_t extra,
+                                 Operands<T>& query, Scheme scheme) {
     Operands<T> o;
+    if constexpr (std::is_same_v<R, Sygvd>) {  // set from the query's answers
+        args.liwork = 0;
+        if constexpr (kIsComplex<T>) args.lrwork = 0;
+    } else if constexpr (kIsComplex<T>) {
+        o.rwork = Array<Real<T>>::vector(std::max<int64_t>(1, 3 * a.rows - 2));
+    }
     o.a = triangle_of<T>(a, args.flags[1], args.lda);
     o.b = triangle_of<T>(b, args.flags[1], args.ldb);
     o.values = Array<Real<T>>::vector(a.rows);
-    return with_queried_workspaces<Sygvd>(scheme, args, o, extra, query);
+    return with_queried_workspaces<R>(scheme, args, o, extra, query);
 }
 
 // The itype's residual over n eps times its terms' norms (LAPACK's xSGT01), and Z's
@@ -380,15 +403,15 @@ void check_generalized_vectors(const Dense& a, const Dense& b, int64_t itype, co
         << what;
 }
 
-template <class T>
-void sygvd_case(Scheme scheme, const Dense& a, const Dense& b, int64_t itype,
-                const std::string& flags, int64_t pad) {
+template <class R, class T>
+void generalized_case(Scheme scheme, const Dense& a, const Dense& b, int64_t itype,
+                      const std::string& flags, int64_t pad) {
     const int64_t n = a.rows;
     Args args{.flags = flags, .n = n, .lda = n + pad, .ldb = n + 2 * pad};
     args.itype = itype;
     Operands<T> query;
-    const Operands<T> input = sygvd_operands<T>(a, b, args, pad, query, scheme);
-    const Pair<T> p = run_both<Sygvd>(scheme, args, input);
+    const Operands<T> input = generalized_operands<R, T>(a, b, args, pad, query, scheme);
+    const Pair<T> p = run_both<R>(scheme, args, input);
     const std::string& what = p.what;
     expect_success(p);
     const bool vectors = same_flag(flags[0], 'V');
@@ -688,41 +711,48 @@ TYPED_TEST(LapackEigenLstsq, SyevrMatchesOpenBLAS) {
     });
 }
 
-TYPED_TEST(LapackEigenLstsq, SygvdMatchesOpenBLAS) {
+TYPED_TEST(LapackEigenLstsq, SygvdAndSygvMatchOpenBLAS) {
     using T = TypeParam;
     Rng rng(62);
-    for_each_order([&](Scheme scheme, int64_t n, int64_t pad, int& index) {
-        const Dense a = random_hermitian(n, kIsComplex<T>, rng);
-        const Dense b = random_hpd(n, kIsComplex<T>, rng);
-        for (int64_t itype : {1, 2, 3}) {
-            for (const char* flags : {"VU", "VL", "NU", "NL"})
-                sygvd_case<T>(scheme, a, b, itype, flags_of_case(flags, index++), pad);
-        }
+    for_each_generalized_driver([&](auto driver) {
+        using R = decltype(driver);
+        for_each_order([&](Scheme scheme, int64_t n, int64_t pad, int& index) {
+            const Dense a = random_hermitian(n, kIsComplex<T>, rng);
+            const Dense b = random_hpd(n, kIsComplex<T>, rng);
+            for (int64_t itype : {1, 2, 3}) {
+                for (const char* flags : {"VU", "VL", "NU", "NL"})
+                    generalized_case<R, T>(scheme, a, b, itype, flags_of_case(flags, index++), pad);
+            }
+        });
     });
 }
 
 // Cholesky's failure on B at column k: INFO = n + k, computed on the CPU.
-TYPED_TEST(LapackEigenLstsq, SygvdWithIndefiniteBIsOpenBLASs) {
+TYPED_TEST(LapackEigenLstsq, SygvdAndSygvWithIndefiniteBAreOpenBLASs) {
     using T = TypeParam;
     Rng rng(63);
-    for (Scheme scheme : schemes_for_workspace_routines()) {
-        for (int64_t n : {1, 7, 33}) {
-            for (int64_t itype : {1, 2, 3}) {
-                for (const char* flags : {"VU", "NL"}) {
-                    const Dense a = random_hermitian(n, kIsComplex<T>, rng);
-                    Dense b = random_hpd(n, kIsComplex<T>, rng);
-                    const int64_t k = n / 2;
-                    b(k, k) = -1.0;
-                    Args args{.flags = flags, .n = n, .lda = n, .ldb = n + 1};
-                    args.itype = itype;
-                    Operands<T> query;
-                    const Operands<T> input = sygvd_operands<T>(a, b, args, 0, query, scheme);
-                    expect_exactly_openblas<Sygvd>(scheme, args, input, "(B indefinite)",
+    for_each_generalized_driver([&](auto driver) {
+        using R = decltype(driver);
+        for (Scheme scheme : schemes_for_workspace_routines()) {
+            for (int64_t n : {1, 7, 33}) {
+                for (int64_t itype : {1, 2, 3}) {
+                    for (const char* flags : {"VU", "NL"}) {
+                        const Dense a = random_hermitian(n, kIsComplex<T>, rng);
+                        Dense b = random_hpd(n, kIsComplex<T>, rng);
+                        const int64_t k = n / 2;
+                        b(k, k) = -1.0;
+                        Args args{.flags = flags, .n = n, .lda = n, .ldb = n + 1};
+                        args.itype = itype;
+                        Operands<T> query;
+                        const Operands<T> input =
+                            generalized_operands<R, T>(a, b, args, 0, query, scheme);
+                        expect_exactly_openblas<R>(scheme, args, input, "(B indefinite)",
                                                    n + k + 1);
+                    }
                 }
             }
         }
-    }
+    });
 }
 
 TYPED_TEST(LapackEigenLstsq, GeevMatchesOpenBLAS) {
@@ -828,13 +858,17 @@ TYPED_TEST(LapackEigenLstsq, WorkspaceQueriesGiveOpenBLASsAnswers) {
             args.vu = 1.0;
             each_query(Syevr{}, args, syevr_operands<T>(h, args, n, 0, unused, scheme));
         }
-        for (const char* flags : {"VU", "NL"}) {
-            for (int64_t itype : {1, 3}) {
-                Args args{.flags = flags, .n = n, .lda = n, .ldb = n};
-                args.itype = itype;
-                each_query(Sygvd{}, args, sygvd_operands<T>(h, b, args, 0, unused, scheme));
+        for_each_generalized_driver([&](auto driver) {
+            using R = decltype(driver);
+            for (const char* flags : {"VU", "NL"}) {
+                for (int64_t itype : {1, 3}) {
+                    Args args{.flags = flags, .n = n, .lda = n, .ldb = n};
+                    args.itype = itype;
+                    each_query(driver, args,
+                               generalized_operands<R, T>(h, b, args, 0, unused, scheme));
+                }
             }
-        }
+        });
         const Dense a = nonsymmetric(n, kIsComplex<T>, rng);
         for (const char* flags : {"NN", "NV", "VV"}) {
             Args args{.flags = flags, .n = n, .lda = n};
@@ -976,6 +1010,19 @@ TYPED_TEST(LapackEigenLstsq, InvalidArgumentsBehaveAsInOpenBLAS) {
         } else {
             sygvd(2, "VU", n, n, n, big, big, 1, -13);
         }
+        const auto sygv = [&](int64_t itype, const char* flags, int64_t nn, int64_t lda,
+                              int64_t ldb, int64_t lwork, int64_t info) {
+            Args args{.flags = flags, .n = nn, .lda = lda, .ldb = ldb, .lwork = lwork};
+            args.itype = itype;
+            expect_rejected_as_by_openblas<Sygv>(scheme, args, ops, info);
+        };
+        sygv(0, "VU", n, n, n, big, -1);
+        sygv(1, "XU", n, n, n, big, -2);
+        sygv(2, "VX", n, n, n, big, -3);
+        sygv(3, "NL", -1, n, n, big, -4);
+        sygv(1, "VL", n, n - 1, n, big, -6);
+        sygv(1, "VU", n, n, n - 1, big, -8);
+        sygv(1, "VU", n, n, n, 1, -11);
         const auto geev = [&](const char* flags, int64_t nn, int64_t lda, int64_t ldvl,
                               int64_t ldvr, int64_t lwork, int64_t info) {
             Args args{.flags = flags, .n = nn, .lda = lda, .lwork = lwork};
@@ -1037,7 +1084,9 @@ TYPED_TEST(LapackEigenLstsq, EmptyProblemsBehaveAsInOpenBLAS) {
         for (int64_t itype : {1, 2, 3}) {
             Args args{.flags = itype == 2 ? "NL" : "VU", .n = 0, .lda = 1, .ldb = 1};
             args.itype = itype;
-            empty(Sygvd{}, args, sygvd_operands<T>(none, none, args, 0, unused, scheme));
+            empty(Sygvd{}, args,
+                  generalized_operands<Sygvd, T>(none, none, args, 0, unused, scheme));
+            empty(Sygv{}, args, generalized_operands<Sygv, T>(none, none, args, 0, unused, scheme));
         }
         for (const char* flags : {"NN", "NV", "VV"}) {
             Args args{.flags = flags, .n = 0, .lda = 1};
@@ -1076,7 +1125,8 @@ TYPED_TEST(LapackEigenLstsq, LargerMatricesMatchOpenBLAS) {
     const Dense h = random_hermitian(n, kIsComplex<T>, rng);
     const std::vector<double> w = spectrum<T>(h);
     syevr_case<T>(scheme, h, w, selections(w)[5], "VIL", 1, 0);
-    sygvd_case<T>(scheme, h, random_hpd(n, kIsComplex<T>, rng), 1, "VU", 1);
+    generalized_case<Sygvd, T>(scheme, h, random_hpd(n, kIsComplex<T>, rng), 1, "VU", 1);
+    generalized_case<Sygv, T>(scheme, h, random_hpd(n, kIsComplex<T>, rng), 2, "VL", 1);
     geev_case<T>(scheme, nonsymmetric(n, kIsComplex<T>, rng), "NV", 1);
     gels_case<T>(scheme, n, n, 3, "N", 1, rng);
 }

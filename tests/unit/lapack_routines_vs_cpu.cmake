@@ -1,7 +1,7 @@
 # lapack_solve_vs_cpu_test ({s,d,c,z}getrs, gesv, getri, potrs, posv, potri, trtrs, trtri),
 # lapack_decomposition_vs_cpu_test ({s,d,c,z}geqrf, orgqr/ungqr, ormqr/unmqr,
 # syevd/heevd, syev/heev, gesvd, gesdd) and lapack_eigen_lstsq_vs_cpu_test ({s,d}syevr /
-# {c,z}heevr, {s,d}sygvd / {c,z}hegvd, {s,d,c,z}geev, gels): through libgpushim.so's exported
+# {c,z}heevr, {s,d}sygvd / {c,z}hegvd, {s,d}sygv / {c,z}hegv, {s,d,c,z}geev, gels): through libgpushim.so's exported
 # entry points against OpenBLAS called directly (tests/unit/lapack_solve_vs_cpu_test.cpp,
 # tests/unit/lapack_decomposition_vs_cpu_test.cpp, tests/unit/lapack_eigen_lstsq_vs_cpu_test.cpp,
 # sharing tests/unit/lapack_test_harness.h).
@@ -33,7 +33,7 @@ foreach(p s d c z)
 endforeach()
 
 set(_lapack_eigen_lstsq_vs_cpu_routines
-    ssyevr dsyevr cheevr zheevr ssygvd dsygvd chegvd zhegvd)
+    ssyevr dsyevr cheevr zheevr ssygvd dsygvd chegvd zhegvd ssygv dsygv chegv zhegv)
 foreach(p s d c z)
   foreach(r geev gels)
     list(APPEND _lapack_eigen_lstsq_vs_cpu_routines ${p}${r})
