@@ -59,8 +59,9 @@ void* in_packed_copy(const void* pointer, const Matrix& host, void* device) {
 
 // The call in panels of `width` columns (or rows); nullopt when the device has no room for
 // them, `needed` then saying how many bytes were asked for. Panels `narrowed` below the
-// configured width do not use the residency cache for B: their keys are not the ones later
-// calls of the configured width ask for.
+// configured width leave the residency cache alone: the first attempt asked it already (a
+// second question would count as a second sighting of A, and the B panels' keys are not
+// those that later calls of the configured width ask for).
 std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, const Blas3Op& op,
                                          CpuBlas3 cpu, Transfers& transfers, int64_t width,
                                          bool narrowed, std::size_t& needed) {
@@ -117,9 +118,9 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
         for (ResidencyCache::Lease& panel : b_leases) panel.keep();
         b_leases.clear();
     };
-    if (ResidencyCache* cache = residency_cache(*plugin); cache != nullptr) {
+    if (ResidencyCache* cache = narrowed ? nullptr : residency_cache(*plugin); cache != nullptr) {
         a_lease = lease(*cache, a);
-        const bool b_fits = !narrowed && whole_b.bytes() <= cache->capacity();
+        const bool b_fits = whole_b.bytes() <= cache->capacity();
         const int64_t b_parts = shared_b ? 1 : panels;
         bool every_part = true;
         for (int64_t p = 0; b_fits && uses_b && output != Operand::b && p < b_parts; ++p) {
@@ -280,17 +281,27 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
     if (plugin == nullptr) return Outcome::unavailable;
     // Where the device lacks the room for panels of GPUSHIM_PANEL_BYTES (it is small, or
     // another process or library holds its memory), narrower panels may fit: the width is
-    // halved until the call fits or a panel is one column (or row) wide. What every panel
-    // reads (A, and B of a rank-2k update) must fit whole.
+    // halved until the call fits, down to kNarrowestPanel columns (or rows): every panel
+    // reads all of A on the device, and much narrower ones would make a call the threshold
+    // sent to the device slower there than on the CPU. What every panel reads (A, and B of a
+    // rank-2k update) must fit whole. One panel on one queue needs what two of half its
+    // width need: the narrowing of a single panel quarters it.
+    constexpr int64_t kNarrowestPanel = 32;
     const PanelAxis axis = panel_axis(op);
+    const int64_t span = panel_span(op, axis);
     const int64_t configured_width = panel_width(op, axis, config().panel_bytes);
     std::size_t needed = 0;
-    for (int64_t width = configured_width;; width = (width + 1) / 2) {
+    for (int64_t width = configured_width;;) {
         if (std::optional<Outcome> outcome = execute_in_panels(plugin, op, cpu, transfers, width,
                                                                width < configured_width, needed)) {
+            if (width < configured_width)
+                log::write(log::Level::debug, "panels of %lld instead of %lld to fit the device",
+                           static_cast<long long>(width), static_cast<long long>(configured_width));
             return *outcome;
         }
-        if (width == 1) break;
+        const int64_t narrower = width >= span ? (width + 3) / 4 : (width + 1) / 2;
+        if (narrower < std::min(kNarrowestPanel, configured_width) || narrower == width) break;
+        width = narrower;
     }
     log::write(log::Level::info, "%.1f MB does not fit in device memory; computing on the CPU",
                static_cast<double>(needed) * 1e-6);

@@ -4,8 +4,8 @@
  * X(name, KIND, family, T, ...)
  *   name    lower-case LAPACK name
  *   KIND    gpushim_lapack_kind without its GPUSHIM_ prefix: what the device computes
- *           (SYEV and SYEVD give the same results, as do SYGV and SYGVD; GESDD is a
- *           GESVD with one job)
+ *           (SYEV and SYEVD give the same eigenvalues, as do SYGV and SYGVD; GESDD is
+ *           a GESVD with one job)
  *   family  the argument list (lapack_signatures.h), and what the entry does with it
  *   T       element type
  *

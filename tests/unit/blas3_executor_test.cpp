@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "gpu/backend.h"
+#include "gpu/residency_cache.h"
 #include "tests/unit/gpushim_environment.h"
 
 namespace gpushim::gpu {
@@ -19,6 +21,22 @@ constexpr std::size_t kKiB = 1024;
 bool no_cpu(const Blas3Op&) {
     ADD_FAILURE() << "the CPU was asked to compute part of the call";
     return false;
+}
+
+// C = A B of an untransposed double GEMM with alpha 1 and beta 0: what is left of a call
+// after a device failure.
+bool naive_gemm(const Blas3Op& op) {
+    const auto* a = static_cast<const double*>(op.a);
+    const auto* b = static_cast<const double*>(op.b);
+    auto* c = static_cast<double*>(op.c);
+    for (int64_t j = 0; j < op.n; ++j) {
+        for (int64_t i = 0; i < op.m; ++i) {
+            double sum = 0.0;
+            for (int64_t l = 0; l < op.k; ++l) sum += a[i + l * op.lda] * b[l + j * op.ldb];
+            c[i + j * op.ldc] = sum;
+        }
+    }
+    return true;
 }
 
 // Small integers: every product and sum is exact, so the device's result must equal the
@@ -72,6 +90,50 @@ TEST(Blas3ExecutorDeathTest, PanelsNarrowUntilTheCallFitsTheDevice) {
                         EXPECT_EQ(transfers.bytes_to_device, 2 * kMatrixBytes);  // A and B
                         EXPECT_EQ(transfers.bytes_to_host, kMatrixBytes);
                     }),
+                testing::ExitedWithCode(0), "");
+}
+
+// A device failure in the narrowed panels: what was not delivered is computed on the CPU
+// (the rest of the call, at the narrowed width), or, if nothing was, none of C is written.
+TEST(Blas3ExecutorDeathTest, AFailureAmongNarrowedPanelsLeavesTheRestToTheCpu) {
+    EXPECT_EXIT(testing_support::on_host_simulated_device(
+                    kMatrixBytes + kMatrixBytes / 2 + 32 * kKiB,
+                    [] {
+                        int recovered = 0;
+                        for (int call = 0; call < 12; ++call) {
+                            Product product;
+                            Transfers transfers;
+                            const Outcome outcome =
+                                execute_blas3(product.op, naive_gemm, transfers);
+                            if (outcome == Outcome::failed) {
+                                EXPECT_EQ(product.c, std::vector<double>(kOrder * kOrder, -1.0));
+                                continue;
+                            }
+                            recovered += outcome == Outcome::recovered ? 1 : 0;
+                            EXPECT_EQ(product.c, product.expected()) << "call " << call;
+                        }
+                        EXPECT_GT(recovered, 0);
+                    },
+                    {{"GPUSHIM_HOSTSIM_FAIL_EVERY", "13"}}),
+                testing::ExitedWithCode(0), "");
+}
+
+// The narrowed attempts do not ask the residency cache again: a call seen once leaves no
+// copy of A behind (an operand is kept from its second sighting). Room for A and panels of
+// 64 columns: the second attempt runs the call.
+TEST(Blas3ExecutorDeathTest, NarrowedPanelsAskTheResidencyCacheOnce) {
+    EXPECT_EXIT(testing_support::on_host_simulated_device(
+                    2 * kMatrixBytes + 32 * kKiB,
+                    [] {
+                        Product product;
+                        Transfers transfers;
+                        EXPECT_EQ(execute_blas3(product.op, no_cpu, transfers), Outcome::completed);
+                        EXPECT_EQ(product.c, product.expected());
+                        const ResidencyCache* cache = residency_cache(*backend());
+                        ASSERT_NE(cache, nullptr);
+                        EXPECT_EQ(cache->entry_count(), 0u);
+                    },
+                    {{"GPUSHIM_CACHE_BYTES", "1048576"}}),
                 testing::ExitedWithCode(0), "");
 }
 

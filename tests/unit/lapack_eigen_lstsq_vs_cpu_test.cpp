@@ -21,12 +21,12 @@
 //    workspace); ISUPPZ, for the full spectrum with vectors, each vector's support in Z or
 //    OpenBLAS's (see check_support()), else not checked; VL, VU, IL, IU NaN or invalid where
 //    the range does not reference them, ABSTOL 0 or -1 (LAPACK's default accuracy);
-//  - SYGVD / HEGVD and SYGV / HEGV, itype 1, 2, 3, jobz N and V, uplo U and L on A Hermitian and B
-//  positive
-//    definite (other triangles NaN): W within bound; jobz V: the residual of the itype's
-//    equation and Z's B-normalization (Z^H B Z = I; itype 3: Z^H B^-1 Z = I); B's uplo
-//    triangle OpenBLAS's Cholesky factor within bound, the other untouched; a B that is not
-//    positive definite: INFO = n + k and everything else as OpenBLAS's, bit for bit;
+//  - SYGVD / HEGVD and SYGV / HEGV, itype 1, 2, 3, jobz N and V, uplo U and L on A
+//    Hermitian and B positive definite (other triangles NaN): W within bound; jobz V: the
+//    residual of the itype's equation and Z's B-normalization (Z^H B Z = I; itype 3:
+//    Z^H B^-1 Z = I); B's uplo triangle OpenBLAS's Cholesky factor within bound, the other
+//    untouched; a B that is not positive definite: INFO = n + k and everything else as
+//    OpenBLAS's, bit for bit;
 //  - GEEV, every jobvl x jobvr: jobvl N (offloaded): A = X D X^-1 with X well conditioned
 //    (every eigenvalue's condition number below 4) and eigenvalues whose real parts lie
 //    at least 2 / n apart but for conjugate pairs: the eigenvalues OpenBLAS's as a multiset (each
