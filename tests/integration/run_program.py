@@ -24,23 +24,18 @@ import shimtest as st  # noqa: E402
 def main() -> int:
     ap = st.arg_parser(__doc__)
     ap.add_argument("--preload", action="store_true")
-    ap.add_argument("--fail-every", type=int, default=0)
-    ap.add_argument("--expect-gpu", default="")
-    ap.add_argument("--env", action="append", default=[], metavar="K=V")
+    st.add_program_options(ap)
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     cmd = st.program_command(args.cmd)
     shim = st.find_shim(args.shim)
-    extra = dict(kv.split("=", 1) for kv in args.env)
-    if args.fail_every or any(k.startswith("GPUSHIM_HOSTSIM_") for k in extra):
-        st.hostsim_only("fault injection (--fail-every) or a GPUSHIM_HOSTSIM_* setting")
+    extra = st.program_settings(args)
 
     with st.tempdir("program_") as tmp:
         env = st.make_env(shim, tmp, preload=args.preload, fail_every=args.fail_every,
                           extra=extra)
         problems = st.run_checking_program(cmd, env, tmp)
-        want = [r for r in args.expect_gpu.split(",") if r]
-        problems += st.check_reports(tmp, gpu=want, faults=args.fail_every > 0)
+        problems += st.check_program_reports(tmp, args)
     return st.finish(problems)
 
 

@@ -25,9 +25,7 @@ import shimtest as st  # noqa: E402
 
 def main() -> int:
     ap = st.arg_parser(__doc__)
-    ap.add_argument("--fail-every", type=int, default=0)
-    ap.add_argument("--expect-gpu", default="")
-    ap.add_argument("--env", action="append", default=[], metavar="K=V")
+    st.add_program_options(ap)
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else list(args.cmd)
@@ -38,9 +36,7 @@ def main() -> int:
         st.skip(f"{cmd[0]} not found")
     cmd = [interpreter] + [os.path.abspath(a) if os.path.isfile(a) else a for a in cmd[1:]]
     shim = st.find_shim(args.shim)
-    extra = dict(kv.split("=", 1) for kv in args.env)
-    if args.fail_every or any(k.startswith("GPUSHIM_HOSTSIM_") for k in extra):
-        st.hostsim_only("fault injection (--fail-every) or a GPUSHIM_HOSTSIM_* setting")
+    extra = st.program_settings(args)
 
     with st.tempdir("reference_script_") as tmp:
         reference = os.path.join(tmp, "reference")
@@ -51,8 +47,7 @@ def main() -> int:
         env = st.make_env(shim, tmp, fail_every=args.fail_every, extra=extra)
         problems = st.run_checking_program(cmd + ["compare", reference], env, tmp,
                                            name=os.path.basename(cmd[1]))
-        want = [r for r in args.expect_gpu.split(",") if r]
-        problems += st.check_reports(tmp, gpu=want, faults=args.fail_every > 0)
+        problems += st.check_program_reports(tmp, args)
     return st.finish(problems)
 
 

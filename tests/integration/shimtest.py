@@ -79,6 +79,30 @@ def arg_parser(doc: str, *, python: str | None = None) -> argparse.ArgumentParse
     return ap
 
 
+def add_program_options(ap: argparse.ArgumentParser) -> None:
+    """The options of a driver that runs one program under the shim: --fail-every N,
+    --expect-gpu r1,r2 (routines the report must show offloaded), --env K=V (more
+    settings, repeatable)."""
+    ap.add_argument("--fail-every", type=int, default=0)
+    ap.add_argument("--expect-gpu", default="")
+    ap.add_argument("--env", action="append", default=[], metavar="K=V")
+
+
+def program_settings(args: argparse.Namespace) -> dict:
+    """The --env settings of add_program_options; skips (exit 77) where they, or
+    --fail-every, need the hostsim backend and another is under test."""
+    extra = dict(kv.split("=", 1) for kv in args.env)
+    if args.fail_every or any(k.startswith("GPUSHIM_HOSTSIM_") for k in extra):
+        hostsim_only("fault injection (--fail-every) or a GPUSHIM_HOSTSIM_* setting")
+    return extra
+
+
+def check_program_reports(report_dir: str, args: argparse.Namespace) -> list[str]:
+    """check_reports for the --expect-gpu routines, with faults when --fail-every."""
+    want = [r for r in args.expect_gpu.split(",") if r]
+    return check_reports(report_dir, gpu=want, faults=args.fail_every > 0)
+
+
 def find_shim(arg: str | None) -> str:
     shim = arg or os.environ.get("GPUSHIM_TEST_SHIM")
     if not shim:
