@@ -3,7 +3,6 @@
 #include "shim/fftw_plan.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <vector>
 
@@ -142,15 +141,10 @@ struct FakeFftwPlan {
     void* first = &input_array;
 } fake_fftw_plan;
 
-// A process loads its device once: each case that needs a particular one runs in a child
-// with only the settings it makes, and exits 1 when one of its expectations failed.
+// Each case that needs a particular device runs in a child with only that backend.
 template <class Checks>
 void with_backend(const char* backend, Checks&& checks) {
-    testing_support::clear_gpushim_environment();
-    setenv("GPUSHIM_BACKEND", backend, 1);
-    setenv("GPUSHIM_LOG", "off", 1);
-    checks();
-    std::exit(testing::Test::HasFailure() ? 1 : 0);
+    testing_support::with_settings({{"GPUSHIM_BACKEND", backend}}, checks);
 }
 
 TEST(FftwPlanDeathTest, ADevicePlanGetsAnEstimatePlanKeepingTheOtherFlags) {

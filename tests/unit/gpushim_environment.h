@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cstddef>
-#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,20 +26,27 @@ inline void clear_gpushim_environment() {
     setenv("GPUSHIM_CONFIG", "", 1);
 }
 
-// Runs `checks` on the host-simulated device holding `device_bytes`, with `settings` (more
-// GPUSHIM_ variables), and exits 1 when one of its expectations failed: the body of a death
-// test, which gives it a process of its own.
+using Settings = std::vector<std::pair<std::string, std::string>>;
+
+// Runs `checks` with only the GPUSHIM_ variables `settings` (and GPUSHIM_LOG=off unless they
+// set it), and exits 1 when one of its expectations failed: the body of a death test, which
+// gives it a process of its own (a process loads its device once).
 template <class Checks>
-void on_host_simulated_device(
-    std::size_t device_bytes, Checks&& checks,
-    std::initializer_list<std::pair<const char*, const char*>> settings = {}) {
+void with_settings(const Settings& settings, Checks&& checks) {
     clear_gpushim_environment();
-    setenv("GPUSHIM_BACKEND", GPUSHIM_HOSTSIM_PATH, 1);
-    setenv("GPUSHIM_HOSTSIM_MEMORY", std::to_string(device_bytes).c_str(), 1);
     setenv("GPUSHIM_LOG", "off", 1);
-    for (const auto& [name, value] : settings) setenv(name, value, 1);
+    for (const auto& [name, value] : settings) setenv(name.c_str(), value.c_str(), 1);
     checks();
     std::exit(testing::Test::HasFailure() ? 1 : 0);
+}
+
+// with_settings on the host-simulated device holding `device_bytes`, with `more` settings.
+template <class Checks>
+void on_host_simulated_device(std::size_t device_bytes, Checks&& checks, Settings more = {}) {
+    Settings settings{{"GPUSHIM_BACKEND", GPUSHIM_HOSTSIM_PATH},
+                      {"GPUSHIM_HOSTSIM_MEMORY", std::to_string(device_bytes)}};
+    settings.insert(settings.end(), more.begin(), more.end());
+    with_settings(settings, checks);
 }
 
 }  // namespace gpushim::testing_support
