@@ -410,9 +410,12 @@ void fft_case(const Case& c, bool twice = false, Scope scope = Scope::kEverywher
         out2(twice ? out.size() : 0, kSentinel);
     const bool in_place = placement == Placement::kInPlace;
     DeviceBlock dev_in, dev_out, dev_in2, dev_out2;
+    // In place: the input, then the guard the output must leave alone, in one array. It lives
+    // until the queue is synchronised below: an asynchronous copy from pageable memory may
+    // read its source after the call has returned.
+    std::vector<R> in_then_guard;
     if (in_place) {
-        // The input, then the guard the output must leave alone, in one array.
-        std::vector<R> in_then_guard(in);
+        in_then_guard = in;
         in_then_guard.resize(out.size(), kSentinel);
         CHECK_STATUS(upload(dev_in, in_then_guard, queue));
     } else {
