@@ -221,8 +221,12 @@ bool is_degenerate(const LapackOp& op) {
         case GPUSHIM_GESV:
         case GPUSHIM_POSV:
             return op.n == 0 || op.nrhs == 0;
+        // No reflectors: ORMQR leaves C as it is and ORGQR writes columns of the identity,
+        // work that is not worth a device (whose tau would be an array of no elements).
         case GPUSHIM_ORMQR:
             return op.m == 0 || op.n == 0 || op.k == 0;
+        case GPUSHIM_ORGQR:
+            return op.n == 0 || op.k == 0;
         case GPUSHIM_GELS:
         case GPUSHIM_GELSD:
             return op.m == 0 || op.n == 0 || op.nrhs == 0;

@@ -22,7 +22,8 @@ struct LapackOp : gpushim_lapack_op {
 // report INFO < 0 for a call with enough workspace.
 bool arguments_valid(const LapackOp& op);
 
-// True when there is nothing to compute (an empty matrix, no right-hand sides).
+// True when there is nothing to compute (an empty matrix, no right-hand sides, no
+// reflectors).
 bool is_degenerate(const LapackOp& op);
 
 // Whether the device interface accepts the call: GESVD and GELS need m >= n, GELS no

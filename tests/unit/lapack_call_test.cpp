@@ -124,6 +124,8 @@ TEST(LapackCall, QrFamilyFollowsLapack) {
     complex.trans = 'C';
     EXPECT_TRUE(arguments_valid(complex));
     EXPECT_TRUE(is_degenerate(qr(GPUSHIM_ORMQR, 8, 5, 0)));
+    EXPECT_TRUE(is_degenerate(qr(GPUSHIM_ORGQR, 8, 5, 0)));
+    EXPECT_FALSE(is_degenerate(qr(GPUSHIM_ORGQR, 8, 5, 1)));
     EXPECT_DOUBLE_EQ(cubed_order(qr(GPUSHIM_ORMQR, 100, 10, 10)), 100.0 * 10 * 10);
 }
 
