@@ -39,9 +39,14 @@ endfunction()
 # ${_<name>_check_<variant>}. The small_device report check also requires the offload run
 # (its report is compared with offload's). The program's exit status 77 is a skip. The
 # variants listed in WITHOUT_REPORT run with no GPUSHIM_REPORT at all (a report makes every
-# call take the routing path; without one, small calls leave at the entry point).
+# call take the routing path; without one, small calls leave at the entry point). The
+# variants listed in CUDASIM run again as unit.<name>.<variant>.cudasim (and .report) on the
+# CUDA plugin over the emulated CUDA libraries (tests/cudasim), where those are built; there
+# GPUSHIM_HOSTSIM_FAIL_EVERY becomes CUDASIM_FAIL_EVERY (the emulated libraries fail every N-th
+# allocation or library call) and the report check drops --hostsim-only.
 function(gpushim_vs_cpu_variant_tests name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "VARIANTS;LABELS;COMMON;CHECK;WITHOUT_REPORT")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" ""
+                        "VARIANTS;LABELS;COMMON;CHECK;WITHOUT_REPORT;CUDASIM")
   foreach(variant IN LISTS arg_VARIANTS)
     set(report ${CMAKE_CURRENT_BINARY_DIR}/${name}_${variant}.json)
     set(environment ${arg_COMMON} ${_${name}_env_${variant}})
@@ -72,6 +77,33 @@ function(gpushim_vs_cpu_variant_tests name)
         FIXTURES_REQUIRED "${required}"
         SKIP_RETURN_CODE 77
         LABELS "${arg_LABELS}")
+    endif()
+    if(GPUSHIM_CUDASIM_DIR AND variant IN_LIST arg_CUDASIM)
+      set(test unit.${name}.${variant}.cudasim)
+      set(report ${CMAKE_CURRENT_BINARY_DIR}/${name}_${variant}_cudasim.json)
+      set(environment ${arg_COMMON} ${_${name}_env_${variant}})
+      list(TRANSFORM environment REPLACE "^GPUSHIM_HOSTSIM_FAIL_EVERY=" "CUDASIM_FAIL_EVERY=")
+      set(check ${arg_CHECK} ${_${name}_check_${variant}})
+      list(REMOVE_ITEM check --hostsim-only)
+      add_test(NAME ${test} COMMAND ${name}_test)
+      set_tests_properties(${test} PROPERTIES
+        ENVIRONMENT "${environment};GPUSHIM_REPORT=${report};TEST_GPUSHIM_BACKEND=cuda"
+        ENVIRONMENT_MODIFICATION
+          "GPUSHIM_BACKEND=unset:;LD_LIBRARY_PATH=path_list_prepend:${GPUSHIM_CUDASIM_DIR}"
+        SKIP_RETURN_CODE 77
+        FIXTURES_SETUP ${name}.${variant}.cudasim
+        LABELS "${arg_LABELS};cudasim"
+        TIMEOUT 600)
+      if(Python3_Interpreter_FOUND)
+        add_test(NAME ${test}.report
+                 COMMAND Python3::Interpreter ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/check_report.py
+                         ${report} ${check})
+        set_tests_properties(${test}.report PROPERTIES
+          ENVIRONMENT TEST_GPUSHIM_BACKEND=cuda
+          FIXTURES_REQUIRED ${name}.${variant}.cudasim
+          SKIP_RETURN_CODE 77
+          LABELS "${arg_LABELS};cudasim")
+      endif()
     endif()
   endforeach()
 endfunction()

@@ -1,0 +1,653 @@
+// The emulated CUDA runtime (libcudart): one device whose memory is host memory with a
+// capacity, streams whose work runs only when the host waits for it, events, pinned memory,
+// and the copies between them. See cudasim.h for what the emulation checks.
+//
+// Environment (tests only):
+//   CUDASIM_MEMORY=<bytes>   the device's capacity (default 16 GiB)
+//   CUDASIM_DEVICES=0        no device: cudaGetDeviceCount answers cudaErrorNoDevice
+//   CUDASIM_MEMORY_POOLS=0   the device does not support memory pools
+//   CUDASIM_FAIL_EVERY=<N>   every N-th call that asks injected_fault() fails
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "tests/cudasim/cudasim.h"
+
+struct CUstream_st {
+    struct Work {
+        uint64_t sequence;
+        std::function<void()> run;
+    };
+    std::deque<Work> pending;
+    uint64_t enqueued = 0;   // the sequence number of the last work enqueued
+    uint64_t completed = 0;  // the sequence number of the last work run
+    bool running = false;    // a thread is running the front work, outside the lock
+};
+
+struct CUevent_st {
+    cudaStream_t stream = nullptr;  // where it was last recorded; null: never recorded
+    uint64_t sequence = 0;          // it completes when that stream has run this much
+};
+
+struct CUmemPoolHandle_st {};
+
+namespace cudasim {
+namespace {
+
+constexpr size_t kAlignment = 256;  // cudaMalloc's documented minimum alignment
+constexpr size_t kDefaultCapacity = size_t{16} << 30;
+
+uint64_t environment_number(const char* variable, uint64_t fallback) {
+    const char* text = std::getenv(variable);
+    if (text == nullptr || *text == '\0') return fallback;
+    uint64_t value = 0;
+    const std::string_view view(text);
+    const auto [end, error] = std::from_chars(view.data(), view.data() + view.size(), value);
+    if (error != std::errc{} || end != view.data() + view.size()) {
+        misuse("environment", std::string(variable) + "=" + text + " is not a whole number");
+    }
+    return value;
+}
+
+struct Allocation {
+    size_t bytes;
+    bool pinned;  // page-locked host memory rather than device memory
+};
+
+// Everything the runtime shares between threads. Work runs outside the lock (it may call back
+// into the runtime: a stream waiting for another's event, a CPU routine that reaches
+// libgpushim.so and through it the plugin).
+struct Runtime {
+    std::mutex mutex;
+    std::condition_variable progress;
+    CUstream_st legacy_stream;
+    std::set<cudaStream_t> streams;
+    std::map<uintptr_t, Allocation> allocations;  // live blocks by start address
+    size_t device_bytes_used = 0;
+    size_t capacity = environment_number("CUDASIM_MEMORY", kDefaultCapacity);
+    int device_count = static_cast<int>(environment_number("CUDASIM_DEVICES", 1) != 0);
+    bool memory_pools = environment_number("CUDASIM_MEMORY_POOLS", 1) != 0;
+    uint64_t fail_every = environment_number("CUDASIM_FAIL_EVERY", 0);
+    std::atomic<uint64_t> fault_candidates{0};
+    CUmemPoolHandle_st default_pool;
+    std::unordered_map<std::string, void*> cpu_symbols;
+
+    Runtime() { streams.insert(&legacy_stream); }
+};
+
+Runtime& runtime() {
+    // Never destroyed: the plugin and the program's exit handlers may call in during exit.
+    static auto* instance = new Runtime;
+    return *instance;
+}
+
+thread_local cudaError_t last_error = cudaSuccess;
+thread_local int current_device = 0;
+
+cudaError_t fail(cudaError_t error) {
+    last_error = error;
+    return error;
+}
+
+cudaStream_t resolve(cudaStream_t stream) {
+    if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread) {
+        return &runtime().legacy_stream;
+    }
+    return stream;
+}
+
+bool known_stream(cudaStream_t stream) {
+    Runtime& r = runtime();
+    std::lock_guard lock(r.mutex);
+    return r.streams.contains(resolve(stream));
+}
+
+// Runs the work of `stream` until its sequence number `target` has completed. Another thread
+// may be running the stream's front work: then this one waits for it.
+void run_until(cudaStream_t stream, uint64_t target) {
+    Runtime& r = runtime();
+    std::unique_lock lock(r.mutex);
+    while (stream->completed < target) {
+        if (stream->running) {
+            r.progress.wait(lock);
+            continue;
+        }
+        CUstream_st::Work work = std::move(stream->pending.front());
+        stream->pending.pop_front();
+        stream->running = true;
+        lock.unlock();
+        work.run();
+        lock.lock();
+        stream->running = false;
+        stream->completed = work.sequence;
+        r.progress.notify_all();
+    }
+}
+
+void drain(cudaStream_t stream) {
+    uint64_t target = 0;
+    {
+        std::lock_guard lock(runtime().mutex);
+        target = stream->enqueued;
+    }
+    run_until(stream, target);
+}
+
+// What the runtime does before an implicitly synchronising call (cudaFree, cudaFreeHost):
+// every stream's work so far runs.
+void drain_device() {
+    std::set<cudaStream_t> streams;
+    {
+        std::lock_guard lock(runtime().mutex);
+        streams = runtime().streams;
+    }
+    for (cudaStream_t stream : streams) drain(stream);
+}
+
+// The live allocation containing [address, address + bytes), or null.
+const Allocation* find_allocation(const void* address, size_t bytes, uintptr_t* start) {
+    Runtime& r = runtime();
+    const auto begin = reinterpret_cast<uintptr_t>(address);
+    auto it = r.allocations.upper_bound(begin);
+    if (it == r.allocations.begin()) return nullptr;
+    --it;
+    if (begin - it->first > it->second.bytes || bytes > it->second.bytes - (begin - it->first)) {
+        return nullptr;
+    }
+    *start = it->first;
+    return &it->second;
+}
+
+cudaError_t allocate(void** address, size_t bytes, bool pinned) {
+    if (address == nullptr) return fail(cudaErrorInvalidValue);
+    *address = nullptr;
+    if (bytes == 0) return cudaSuccess;
+    if (injected_fault()) return fail(cudaErrorMemoryAllocation);
+    Runtime& r = runtime();
+    {
+        std::lock_guard lock(r.mutex);
+        if (!pinned && bytes > r.capacity - r.device_bytes_used) {
+            return fail(cudaErrorMemoryAllocation);
+        }
+    }
+    const size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+    void* block = std::aligned_alloc(kAlignment, rounded);
+    if (block == nullptr) return fail(cudaErrorMemoryAllocation);
+    poison(block, rounded);
+    std::lock_guard lock(r.mutex);
+    if (!pinned) {
+        if (bytes > r.capacity - r.device_bytes_used) {
+            std::free(block);
+            return fail(cudaErrorMemoryAllocation);
+        }
+        r.device_bytes_used += bytes;
+    }
+    r.allocations.emplace(reinterpret_cast<uintptr_t>(block), Allocation{bytes, pinned});
+    *address = block;
+    return cudaSuccess;
+}
+
+// Takes the block starting at `address` out of the live set; false if there is none of that
+// kind. The bytes stay until release() so that work enqueued before can still use them.
+bool retire(void* address, bool pinned, size_t* bytes) {
+    Runtime& r = runtime();
+    std::lock_guard lock(r.mutex);
+    const auto it = r.allocations.find(reinterpret_cast<uintptr_t>(address));
+    if (it == r.allocations.end() || it->second.pinned != pinned) return false;
+    *bytes = it->second.bytes;
+    r.allocations.erase(it);
+    return true;
+}
+
+void release(void* address, bool pinned, size_t bytes) {
+    std::free(address);
+    if (pinned) return;
+    Runtime& r = runtime();
+    std::lock_guard lock(r.mutex);
+    r.device_bytes_used -= bytes;
+}
+
+bool valid_device(int device) {
+    return device >= 0 && device < runtime().device_count;
+}
+
+// The memory a copy of `kind` reads and writes, checked before the copy is enqueued.
+cudaError_t check_copy(const char* api, void* dst, size_t dst_bytes, const void* src,
+                       size_t src_bytes, cudaMemcpyKind kind) {
+    switch (kind) {
+        case cudaMemcpyHostToDevice:
+            require_device(api, "dst", dst, dst_bytes);
+            require_host(api, "src", src, src_bytes);
+            return cudaSuccess;
+        case cudaMemcpyDeviceToHost:
+            require_host(api, "dst", dst, dst_bytes);
+            require_device(api, "src", src, src_bytes);
+            return cudaSuccess;
+        case cudaMemcpyDeviceToDevice:
+            require_device(api, "dst", dst, dst_bytes);
+            require_device(api, "src", src, src_bytes);
+            return cudaSuccess;
+        default:
+            // Host to host and cudaMemcpyDefault (unified addressing) are legal CUDA, but the
+            // plugin always knows the direction: asking the runtime to guess hides a mix-up.
+            misuse(api, "copy kind " + std::to_string(static_cast<int>(kind)) +
+                            " is not emulated (the plugin states every direction)");
+    }
+}
+
+size_t pitched_bytes(size_t pitch, size_t width, size_t height) {
+    return height == 0 || width == 0 ? 0 : (height - 1) * pitch + width;
+}
+
+}  // namespace
+
+void enqueue(cudaStream_t stream, std::function<void()> work) {
+    Runtime& r = runtime();
+    std::lock_guard lock(r.mutex);
+    cudaStream_t target = resolve(stream);
+    if (!r.streams.contains(target)) misuse("enqueue", "work enqueued on a destroyed stream");
+    target->pending.push_back({++target->enqueued, std::move(work)});
+}
+
+void misuse(const char* api, const std::string& message) {
+    std::fprintf(stderr, "cudasim: %s: %s\n", api, message.c_str());
+    std::fflush(stderr);
+    std::abort();
+}
+
+void require_device(const char* api, const char* what, const void* address, size_t bytes) {
+    if (bytes == 0) return;
+    uintptr_t start = 0;
+    std::lock_guard lock(runtime().mutex);
+    const Allocation* block = find_allocation(address, bytes, &start);
+    if (block == nullptr || block->pinned) {
+        char text[160];
+        std::snprintf(text, sizeof text, "%s [%p, +%zu bytes) is not inside one device allocation",
+                      what, address, bytes);
+        misuse(api, text);
+    }
+}
+
+void require_host(const char* api, const char* what, const void* address, size_t bytes) {
+    if (address == nullptr) misuse(api, std::string(what) + " is null");
+    uintptr_t start = 0;
+    std::lock_guard lock(runtime().mutex);
+    const Allocation* block = find_allocation(address, 1, &start);
+    if (block == nullptr) return;
+    if (!block->pinned) {
+        misuse(api, std::string(what) + " is device memory where host memory is expected");
+    }
+    if (find_allocation(address, std::max<size_t>(bytes, 1), &start) == nullptr) {
+        misuse(api, std::string(what) + " runs past the end of its pinned allocation");
+    }
+}
+
+bool injected_fault() {
+    Runtime& r = runtime();
+    if (r.fail_every == 0) return false;
+    return (r.fault_candidates.fetch_add(1) + 1) % r.fail_every == 0;
+}
+
+void poison(void* address, size_t bytes) {
+    std::memset(address, 0xFF, bytes);
+}
+
+void* cpu_symbol(const char* const* libraries, const char* symbol) {
+    Runtime& r = runtime();
+    std::lock_guard lock(r.mutex);
+    const auto cached = r.cpu_symbols.find(symbol);
+    if (cached != r.cpu_symbols.end()) return cached->second;
+    for (const char* const* library = libraries; *library != nullptr; ++library) {
+        // RTLD_LOCAL, and dlsym on the handle: the library's own definition, never the one
+        // a preloaded libgpushim.so puts first in the global scope.
+        void* handle = dlopen(*library, RTLD_NOW | RTLD_LOCAL);
+        if (handle == nullptr) continue;
+        if (void* function = dlsym(handle, symbol)) {
+            r.cpu_symbols.emplace(symbol, function);
+            return function;
+        }
+    }
+    misuse("cpu_symbol", std::string("no CPU library defines ") + symbol);
+}
+
+}  // namespace cudasim
+
+using cudasim::fail;
+
+extern "C" {
+
+cudaError_t cudaGetLastError(void) {
+    return std::exchange(cudasim::last_error, cudaSuccess);
+}
+
+const char* cudaGetErrorName(cudaError_t error) {
+    switch (error) {
+        case cudaSuccess:
+            return "cudaSuccess";
+        case cudaErrorInvalidValue:
+            return "cudaErrorInvalidValue";
+        case cudaErrorMemoryAllocation:
+            return "cudaErrorMemoryAllocation";
+        case cudaErrorInvalidPitchValue:
+            return "cudaErrorInvalidPitchValue";
+        case cudaErrorInvalidDevice:
+            return "cudaErrorInvalidDevice";
+        case cudaErrorNoDevice:
+            return "cudaErrorNoDevice";
+        case cudaErrorInvalidResourceHandle:
+            return "cudaErrorInvalidResourceHandle";
+        default:
+            return "unrecognized error code";
+    }
+}
+
+const char* cudaGetErrorString(cudaError_t error) {
+    switch (error) {
+        case cudaSuccess:
+            return "no error";
+        case cudaErrorInvalidValue:
+            return "invalid argument";
+        case cudaErrorMemoryAllocation:
+            return "out of memory";
+        case cudaErrorInvalidPitchValue:
+            return "invalid pitch argument";
+        case cudaErrorInvalidDevice:
+            return "invalid device ordinal";
+        case cudaErrorNoDevice:
+            return "no CUDA-capable device is detected";
+        case cudaErrorInvalidResourceHandle:
+            return "invalid resource handle";
+        default:
+            return "unrecognized error code";
+    }
+}
+
+cudaError_t cudaGetDeviceCount(int* count) {
+    if (count == nullptr) return fail(cudaErrorInvalidValue);
+    *count = cudasim::runtime().device_count;
+    return *count == 0 ? fail(cudaErrorNoDevice) : cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int* device) {
+    if (device == nullptr) return fail(cudaErrorInvalidValue);
+    if (cudasim::runtime().device_count == 0) return fail(cudaErrorNoDevice);
+    *device = cudasim::current_device;
+    return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device) {
+    if (!cudasim::valid_device(device)) return fail(cudaErrorInvalidDevice);
+    cudasim::current_device = device;
+    return cudaSuccess;
+}
+
+cudaError_t cudaInitDevice(int device, unsigned int device_flags, unsigned int flags) {
+    if (!cudasim::valid_device(device)) return fail(cudaErrorInvalidDevice);
+    if (flags != 0 || (device_flags & ~unsigned{cudaDeviceMask}) != 0) {
+        return fail(cudaErrorInvalidValue);
+    }
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* properties, int device) {
+    if (properties == nullptr) return fail(cudaErrorInvalidValue);
+    if (!cudasim::valid_device(device)) return fail(cudaErrorInvalidDevice);
+    *properties = cudaDeviceProp{};
+    std::snprintf(properties->name, sizeof properties->name, "cudasim (CUDA emulated on the CPU)");
+    properties->major = 9;
+    properties->minor = 0;
+    properties->totalGlobalMem = cudasim::runtime().capacity;
+    properties->memoryPoolsSupported = cudasim::runtime().memory_pools ? 1 : 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int* version) {
+    if (version == nullptr) return fail(cudaErrorInvalidValue);
+    *version = CUDART_VERSION;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attribute, int device) {
+    if (value == nullptr) return fail(cudaErrorInvalidValue);
+    if (!cudasim::valid_device(device)) return fail(cudaErrorInvalidDevice);
+    if (attribute != cudaDevAttrMemoryPoolsSupported) {
+        cudasim::misuse(
+            "cudaDeviceGetAttribute",
+            "attribute " + std::to_string(static_cast<int>(attribute)) + " is not emulated");
+    }
+    *value = cudasim::runtime().memory_pools ? 1 : 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device) {
+    if (pool == nullptr) return fail(cudaErrorInvalidValue);
+    if (!cudasim::valid_device(device)) return fail(cudaErrorInvalidDevice);
+    if (!cudasim::runtime().memory_pools) return fail(cudaErrorNotSupported);
+    *pool = &cudasim::runtime().default_pool;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize(void) {
+    cudasim::drain_device();
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+    if (free_bytes == nullptr || total_bytes == nullptr) return fail(cudaErrorInvalidValue);
+    cudasim::Runtime& r = cudasim::runtime();
+    std::lock_guard lock(r.mutex);
+    *total_bytes = r.capacity;
+    *free_bytes = r.capacity - r.device_bytes_used;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMalloc(void** address, size_t bytes) {
+    return cudasim::allocate(address, bytes, false);
+}
+
+cudaError_t cudaFree(void* address) {
+    if (address == nullptr) return cudaSuccess;
+    // cudaFree synchronises implicitly: work that still uses the block finishes first.
+    cudasim::drain_device();
+    size_t bytes = 0;
+    if (!cudasim::retire(address, false, &bytes)) return fail(cudaErrorInvalidValue);
+    cudasim::release(address, false, bytes);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMallocFromPoolAsync(void** address, size_t bytes, cudaMemPool_t pool,
+                                    cudaStream_t stream) {
+    if (pool != &cudasim::runtime().default_pool || !cudasim::known_stream(stream)) {
+        return fail(cudaErrorInvalidValue);
+    }
+    return cudasim::allocate(address, bytes, false);
+}
+
+cudaError_t cudaFreeAsync(void* address, cudaStream_t stream) {
+    if (address == nullptr) return cudaSuccess;
+    if (!cudasim::known_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
+    size_t bytes = 0;
+    // Out of the live set at once: work enqueued after this, on any stream, may not use it.
+    if (!cudasim::retire(address, false, &bytes)) return fail(cudaErrorInvalidValue);
+    cudasim::enqueue(stream, [address, bytes] { cudasim::release(address, false, bytes); });
+    return cudaSuccess;
+}
+
+cudaError_t cudaHostAlloc(void** address, size_t bytes, unsigned int flags) {
+    constexpr unsigned kKnownFlags =
+        cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
+    if ((flags & ~kKnownFlags) != 0) return fail(cudaErrorInvalidValue);
+    return cudasim::allocate(address, bytes, true);
+}
+
+cudaError_t cudaFreeHost(void* address) {
+    if (address == nullptr) return cudaSuccess;
+    cudasim::drain_device();
+    size_t bytes = 0;
+    if (!cudasim::retire(address, true, &bytes)) return fail(cudaErrorInvalidValue);
+    cudasim::release(address, true, bytes);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
+    if (stream == nullptr || (flags != cudaStreamDefault && flags != cudaStreamNonBlocking)) {
+        return fail(cudaErrorInvalidValue);
+    }
+    auto* created = new CUstream_st;
+    cudasim::Runtime& r = cudasim::runtime();
+    std::lock_guard lock(r.mutex);
+    r.streams.insert(created);
+    *stream = created;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+    cudasim::Runtime& r = cudasim::runtime();
+    if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread ||
+        !cudasim::known_stream(stream)) {
+        return fail(cudaErrorInvalidResourceHandle);
+    }
+    // The runtime finishes a destroyed stream's work before releasing it.
+    cudasim::drain(stream);
+    {
+        std::lock_guard lock(r.mutex);
+        r.streams.erase(stream);
+    }
+    delete stream;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+    if (!cudasim::known_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
+    cudasim::drain(cudasim::resolve(stream));
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
+    constexpr unsigned kKnownFlags =
+        cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
+    if (event == nullptr || (flags & ~kKnownFlags) != 0) return fail(cudaErrorInvalidValue);
+    *event = new CUevent_st;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+    if (event == nullptr) return fail(cudaErrorInvalidResourceHandle);
+    delete event;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+    if (event == nullptr || !cudasim::known_stream(stream)) {
+        return fail(cudaErrorInvalidResourceHandle);
+    }
+    cudasim::Runtime& r = cudasim::runtime();
+    std::lock_guard lock(r.mutex);
+    event->stream = cudasim::resolve(stream);
+    event->sequence = event->stream->enqueued;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+    if (event == nullptr) return fail(cudaErrorInvalidResourceHandle);
+    cudaStream_t stream = nullptr;
+    uint64_t sequence = 0;
+    {
+        std::lock_guard lock(cudasim::runtime().mutex);
+        stream = event->stream;
+        sequence = event->sequence;
+    }
+    if (stream != nullptr && cudasim::known_stream(stream)) cudasim::run_until(stream, sequence);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+    if (event == nullptr || !cudasim::known_stream(stream)) {
+        return fail(cudaErrorInvalidResourceHandle);
+    }
+    if (flags != cudaEventWaitDefault) return fail(cudaErrorInvalidValue);
+    cudaStream_t recorded_on = nullptr;
+    uint64_t sequence = 0;
+    {
+        std::lock_guard lock(cudasim::runtime().mutex);
+        recorded_on = event->stream;
+        sequence = event->sequence;
+    }
+    // The wait is for the event's most recent record at the time of this call; a wait for
+    // an event never recorded is none.
+    if (recorded_on == nullptr) return cudaSuccess;
+    cudasim::enqueue(stream, [recorded_on, sequence] {
+        if (cudasim::known_stream(recorded_on)) cudasim::run_until(recorded_on, sequence);
+    });
+    return cudaSuccess;
+}
+
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t function, void* data) {
+    if (function == nullptr) return fail(cudaErrorInvalidValue);
+    if (!cudasim::known_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
+    cudasim::enqueue(stream, [function, data] { function(data); });
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                            cudaStream_t stream) {
+    if (!cudasim::known_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
+    if (count == 0) return cudaSuccess;
+    cudasim::check_copy("cudaMemcpyAsync", dst, count, src, count, kind);
+    cudasim::enqueue(stream, [dst, src, count] { std::memmove(dst, src, count); });
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dst_pitch, const void* src, size_t src_pitch,
+                              size_t width, size_t height, cudaMemcpyKind kind,
+                              cudaStream_t stream) {
+    if (!cudasim::known_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
+    if (width > dst_pitch || width > src_pitch) return fail(cudaErrorInvalidPitchValue);
+    if (width == 0 || height == 0) return cudaSuccess;
+    cudasim::check_copy("cudaMemcpy2DAsync", dst, cudasim::pitched_bytes(dst_pitch, width, height),
+                        src, cudasim::pitched_bytes(src_pitch, width, height), kind);
+    cudasim::enqueue(stream, [=] {
+        for (size_t row = 0; row < height; ++row) {
+            std::memmove(static_cast<char*>(dst) + row * dst_pitch,
+                         static_cast<const char*>(src) + row * src_pitch, width);
+        }
+    });
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemsetAsync(void* address, int value, size_t count, cudaStream_t stream) {
+    if (!cudasim::known_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
+    cudasim::require_device("cudaMemsetAsync", "devPtr", address, count);
+    cudasim::enqueue(stream, [=] { std::memset(address, value, count); });
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemset2DAsync(void* address, size_t pitch, int value, size_t width, size_t height,
+                              cudaStream_t stream) {
+    if (!cudasim::known_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
+    if (width > pitch) return fail(cudaErrorInvalidPitchValue);
+    cudasim::require_device("cudaMemset2DAsync", "devPtr", address,
+                            cudasim::pitched_bytes(pitch, width, height));
+    cudasim::enqueue(stream, [=] {
+        for (size_t row = 0; row < height; ++row) {
+            std::memset(static_cast<char*>(address) + row * pitch, value, width);
+        }
+    });
+    return cudaSuccess;
+}
+
+}  // extern "C"

@@ -1,0 +1,192 @@
+// The emulated CUDA runtime's own contract (cudasim.h): a test double that ran work early, lost
+// an ordering or let a stray pointer through would hide exactly the plugin bugs it is there
+// to expose.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tests/cudasim/cudasim.h"
+
+namespace {
+
+cudaStream_t new_stream() {
+    cudaStream_t stream = nullptr;
+    EXPECT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+    return stream;
+}
+
+void* device_block(size_t bytes) {
+    void* block = nullptr;
+    EXPECT_EQ(cudaMalloc(&block, bytes), cudaSuccess);
+    return block;
+}
+
+TEST(CudasimRuntime, WorkRunsWhenTheHostWaitsForTheStream) {
+    cudaStream_t stream = new_stream();
+    std::vector<int> order;
+    cudasim::enqueue(stream, [&] { order.push_back(1); });
+    cudasim::enqueue(stream, [&] { order.push_back(2); });
+    EXPECT_TRUE(order.empty());
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    EXPECT_EQ(order, (std::vector<int>{1, 2}));
+    ASSERT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
+TEST(CudasimRuntime, AnEventWaitRunsTheStreamUpToItsRecordOnly) {
+    cudaStream_t stream = new_stream();
+    cudaEvent_t event = nullptr;
+    ASSERT_EQ(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), cudaSuccess);
+    std::vector<int> order;
+    cudasim::enqueue(stream, [&] { order.push_back(1); });
+    ASSERT_EQ(cudaEventRecord(event, stream), cudaSuccess);
+    cudasim::enqueue(stream, [&] { order.push_back(2); });
+    ASSERT_EQ(cudaEventSynchronize(event), cudaSuccess);
+    EXPECT_EQ(order, (std::vector<int>{1}));
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    EXPECT_EQ(order, (std::vector<int>{1, 2}));
+    EXPECT_EQ(cudaEventDestroy(event), cudaSuccess);
+    EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
+TEST(CudasimRuntime, AStreamWaitingForAnEventRunsTheOtherStreamFirst) {
+    cudaStream_t producer = new_stream();
+    cudaStream_t consumer = new_stream();
+    cudaEvent_t event = nullptr;
+    ASSERT_EQ(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), cudaSuccess);
+    std::vector<int> order;
+    cudasim::enqueue(producer, [&] { order.push_back(1); });
+    ASSERT_EQ(cudaEventRecord(event, producer), cudaSuccess);
+    cudasim::enqueue(producer, [&] { order.push_back(3); });
+    ASSERT_EQ(cudaStreamWaitEvent(consumer, event, 0), cudaSuccess);
+    cudasim::enqueue(consumer, [&] { order.push_back(2); });
+    ASSERT_EQ(cudaStreamSynchronize(consumer), cudaSuccess);
+    EXPECT_EQ(order, (std::vector<int>{1, 2}));
+    ASSERT_EQ(cudaStreamSynchronize(producer), cudaSuccess);
+    EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
+    EXPECT_EQ(cudaEventDestroy(event), cudaSuccess);
+    EXPECT_EQ(cudaStreamDestroy(producer), cudaSuccess);
+    EXPECT_EQ(cudaStreamDestroy(consumer), cudaSuccess);
+}
+
+TEST(CudasimRuntime, ACopyReadsItsHostSourceWhenItRuns) {
+    cudaStream_t stream = new_stream();
+    double* device = static_cast<double*>(device_block(sizeof(double)));
+    double host = 1.0;
+    ASSERT_EQ(cudaMemcpyAsync(device, &host, sizeof host, cudaMemcpyHostToDevice, stream),
+              cudaSuccess);
+    host = 2.0;  // a GPU may not have read the source yet either
+    double back = 0.0;
+    ASSERT_EQ(cudaMemcpyAsync(&back, device, sizeof back, cudaMemcpyDeviceToHost, stream),
+              cudaSuccess);
+    EXPECT_EQ(back, 0.0);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    EXPECT_EQ(back, 2.0);
+    EXPECT_EQ(cudaFree(device), cudaSuccess);
+    EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
+TEST(CudasimRuntime, NewDeviceMemoryHoldsNaNs) {
+    cudaStream_t stream = new_stream();
+    constexpr size_t kCount = 5;
+    void* device = device_block(kCount * sizeof(double));
+    std::vector<double> host(kCount, 0.0);
+    ASSERT_EQ(cudaMemcpyAsync(host.data(), device, kCount * sizeof(double), cudaMemcpyDeviceToHost,
+                              stream),
+              cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    for (double value : host) EXPECT_TRUE(std::isnan(value));
+    EXPECT_EQ(cudaFree(device), cudaSuccess);
+    EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
+TEST(CudasimRuntime, PitchedCopiesMoveTheRowsOnly) {
+    cudaStream_t stream = new_stream();
+    // Three rows of 4 bytes, 8 bytes apart on the host and 6 on the device.
+    std::vector<char> host(24), back(24, '.');
+    for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<char>('a' + i);
+    void* device = device_block(2 * 6 + 4);
+    ASSERT_EQ(cudaMemcpy2DAsync(device, 6, host.data(), 8, 4, 3, cudaMemcpyHostToDevice, stream),
+              cudaSuccess);
+    ASSERT_EQ(cudaMemcpy2DAsync(back.data(), 8, device, 6, 4, 3, cudaMemcpyDeviceToHost, stream),
+              cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    EXPECT_EQ(std::string(back.data(), back.size()), "abcd....ijkl....qrst....");
+    EXPECT_EQ(cudaMemcpy2DAsync(device, 3, host.data(), 8, 4, 1, cudaMemcpyHostToDevice, stream),
+              cudaErrorInvalidPitchValue);
+    EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidPitchValue);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    EXPECT_EQ(cudaFree(device), cudaSuccess);
+    EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
+TEST(CudasimRuntime, AllocationsCountAgainstTheCapacity) {
+    size_t free_before = 0, total = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free_before, &total), cudaSuccess);
+    void* block = device_block(1 << 20);
+    size_t free_after = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free_after, &total), cudaSuccess);
+    EXPECT_EQ(free_before - free_after, size_t{1} << 20);
+    void* too_large = nullptr;
+    EXPECT_EQ(cudaMalloc(&too_large, total), cudaErrorMemoryAllocation);
+    EXPECT_EQ(too_large, nullptr);
+    EXPECT_EQ(cudaGetLastError(), cudaErrorMemoryAllocation);
+    EXPECT_EQ(cudaFree(block), cudaSuccess);
+    ASSERT_EQ(cudaMemGetInfo(&free_after, &total), cudaSuccess);
+    EXPECT_EQ(free_after, free_before);
+}
+
+TEST(CudasimRuntime, AStreamOrderedFreeReturnsTheBytesWhenItRuns) {
+    cudaStream_t stream = new_stream();
+    cudaMemPool_t pool = nullptr;
+    ASSERT_EQ(cudaDeviceGetDefaultMemPool(&pool, 0), cudaSuccess);
+    size_t free_before = 0, total = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free_before, &total), cudaSuccess);
+    void* block = nullptr;
+    ASSERT_EQ(cudaMallocFromPoolAsync(&block, 4096, pool, stream), cudaSuccess);
+    ASSERT_EQ(cudaFreeAsync(block, stream), cudaSuccess);
+    size_t free_now = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free_now, &total), cudaSuccess);
+    EXPECT_EQ(free_before - free_now, 4096u);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    ASSERT_EQ(cudaMemGetInfo(&free_now, &total), cudaSuccess);
+    EXPECT_EQ(free_now, free_before);
+    EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
+TEST(CudasimRuntimeDeathTest, DeviceArgumentsMustBeDeviceMemory) {
+    double host[4] = {};
+    EXPECT_DEATH(cudasim::require_device("cublasDgemm", "A", host, sizeof host),
+                 "cudasim: cublasDgemm: A .* is not inside one device allocation");
+    void* device = device_block(16);
+    EXPECT_DEATH(cudasim::require_device("api", "B", device, 17), "B .* is not inside one device");
+    cudasim::require_device("api", "B", static_cast<char*>(device) + 8, 8);
+    EXPECT_DEATH(cudasim::require_host("api", "src", device), "src is device memory");
+    EXPECT_EQ(cudaFree(device), cudaSuccess);
+}
+
+TEST(CudasimRuntimeDeathTest, MemoryFreedInStreamOrderIsGoneAtOnce) {
+    cudaStream_t stream = new_stream();
+    void* device = device_block(64);
+    ASSERT_EQ(cudaFreeAsync(device, stream), cudaSuccess);
+    double host = 0.0;
+    EXPECT_DEATH(cudaMemcpyAsync(device, &host, sizeof host, cudaMemcpyHostToDevice, stream),
+                 "cudaMemcpyAsync: dst .* is not inside one device allocation");
+    EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
+TEST(CudasimRuntimeDeathTest, ACopyOverrunningAPinnedBufferStops) {
+    cudaStream_t stream = new_stream();
+    void* pinned = nullptr;
+    ASSERT_EQ(cudaHostAlloc(&pinned, 32, cudaHostAllocPortable), cudaSuccess);
+    void* device = device_block(64);
+    EXPECT_DEATH(cudaMemcpyAsync(pinned, device, 64, cudaMemcpyDeviceToHost, stream),
+                 "dst runs past the end of its pinned allocation");
+    EXPECT_EQ(cudaFree(device), cudaSuccess);
+    EXPECT_EQ(cudaFreeHost(pinned), cudaSuccess);
+    EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
+}  // namespace
