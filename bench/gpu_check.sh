@@ -277,7 +277,8 @@ if skipped ctest; then note "ctest: skipped (GPU_CHECK_SKIP)"
 elif (( ! have_tests )); then note "ctest: skipped, no tests were built"
 else
     read -r -a ctest_args <<<"${GPU_CHECK_CTEST_ARGS:-}"
-    ctest_step ctest 120 180 "${ctest_cmd[@]}" -LE netlib "${ctest_args[@]}"
+    # cudasim: the CUDA libraries emulated on the CPU, for machines without a GPU
+    ctest_step ctest 120 180 "${ctest_cmd[@]}" -LE 'netlib|cudasim' "${ctest_args[@]}"
 fi
 if skipped netlib; then note "netlib: skipped (GPU_CHECK_SKIP)"
 elif (( ! have_tests )); then note "netlib: skipped, no tests were built"
@@ -285,7 +286,7 @@ elif [[ -z $netlib_dir ]]; then
     note "netlib: skipped, no testers (bench/netlib_carry.sh makes build-carry/netlib; or GPU_CHECK_NETLIB_DIR)"
 else  # LD_LIBRARY_PATH: the libgfortran carried beside the testers
     ctest_step netlib 60 130 env LD_LIBRARY_PATH="$netlib_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-        "${ctest_cmd[@]}" -L netlib
+        "${ctest_cmd[@]}" -L netlib -LE cudasim
 fi
 
 # --- 4. GEMM timings -----------------------------------------------------------------------
