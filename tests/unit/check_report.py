@@ -7,6 +7,10 @@ the 30 Level-3 routines) must appear in the report (it was called), and:
   --gpu             each routine completed calls on the device (gpu_calls > 0)
   --no-gpu          no routine ran on the device (gpu_calls == 0)
   --fallbacks       each routine had device failures recomputed on the CPU (fallbacks > 0)
+  --some-fallbacks  some routine had (for faults injected at random, which may miss a
+                    routine called a few times)
+  --no-fallbacks    no routine had a device failure: without injected faults, a device that
+                    refuses what the shim gives it is a bug the results cannot show
   --more-cpu-than B each routine ran more calls on the CPU than in report B (the same test
                     run with an unlimited device): calls too large for the device stayed there
   --hostsim-only    exit 77 (skipped) unless the backend under test ($TEST_GPUSHIM_BACKEND,
@@ -45,6 +49,8 @@ def main():
     parser.add_argument("--gpu", action="store_true")
     parser.add_argument("--no-gpu", action="store_true")
     parser.add_argument("--fallbacks", action="store_true")
+    parser.add_argument("--some-fallbacks", action="store_true")
+    parser.add_argument("--no-fallbacks", action="store_true")
     parser.add_argument("--more-cpu-than", metavar="BASELINE")
     parser.add_argument("--hostsim-only", action="store_true")
     args = parser.parse_args()
@@ -67,12 +73,18 @@ def main():
             problems.append(f"{name}: {totals['gpu_calls']} calls ran on the device")
         if args.fallbacks and totals["fallbacks"] == 0:
             problems.append(f"{name}: no device failure was recomputed on the CPU")
+        if args.no_fallbacks and totals["fallbacks"] != 0:
+            problems.append(f"{name}: {totals['fallbacks']} device failures without injected "
+                            "faults")
         if baseline is not None:
             before = baseline.get(name, {}).get("cpu_calls", 0)
             if totals["cpu_calls"] <= before:
                 problems.append(
                     f"{name}: {totals['cpu_calls']} CPU calls, not more than the "
                     f"{before} of {args.more_cpu_than}")
+    if args.some_fallbacks and not any(
+            routines.get(name, {}).get("fallbacks", 0) for name in args.routines):
+        problems.append("no routine had a device failure recomputed on the CPU")
     for problem in problems:
         print(f"check_report: {args.report}: {problem}")
     if not problems:

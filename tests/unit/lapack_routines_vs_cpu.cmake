@@ -50,7 +50,7 @@ foreach(name lapack_solve_vs_cpu lapack_decomposition_vs_cpu lapack_eigen_lstsq_
   set(_${name}_env_disabled GPUSHIM_DISABLE=1 GPUSHIM_CPU_BLAS=)
   set(_${name}_env_at_once GPUSHIM_THRESHOLD=100)
   set(_${name}_env_disabled_at_once GPUSHIM_DISABLE=1)
-  set(_${name}_check_offload --gpu)
+  set(_${name}_check_offload --gpu --no-fallbacks)
   set(_${name}_check_faults --hostsim-only --gpu --fallbacks)
   set(_${name}_check_faults3 --hostsim-only --fallbacks)
   set(_${name}_check_small_device --hostsim-only --gpu --more-cpu-than

@@ -47,7 +47,7 @@ set(_lapack_vs_cpu_env_small_device GPUSHIM_HOSTSIM_MEMORY=200000 GPUSHIM_CPU_BL
 set(_lapack_vs_cpu_env_disabled GPUSHIM_DISABLE=1 GPUSHIM_CPU_BLAS=)
 set(_lapack_vs_cpu_env_at_once GPUSHIM_THRESHOLD=100)
 set(_lapack_vs_cpu_env_disabled_at_once GPUSHIM_DISABLE=1)
-set(_lapack_vs_cpu_check_offload --gpu)
+set(_lapack_vs_cpu_check_offload --gpu --no-fallbacks)
 set(_lapack_vs_cpu_check_faults --hostsim-only --gpu --fallbacks)
 set(_lapack_vs_cpu_check_faults3 --hostsim-only --fallbacks)
 set(_lapack_vs_cpu_check_small_device --hostsim-only --gpu --more-cpu-than

@@ -57,12 +57,12 @@ set(_shim_vs_cpu_env_portable_at_once ${_shim_vs_cpu_env_at_once}
 set(_shim_vs_cpu_env_portable_boundary ${_shim_vs_cpu_env_boundary}
     GPUSHIM_LOG_FILE=${CMAKE_CURRENT_BINARY_DIR}/shim_vs_cpu_portable_boundary.log
     GPUSHIM_TEST_SHIM=$<TARGET_FILE:gpushim_portable_entries>)
-set(_shim_vs_cpu_check_offload --gpu)
+set(_shim_vs_cpu_check_offload --gpu --no-fallbacks)
 set(_shim_vs_cpu_check_faults --hostsim-only --gpu --fallbacks)
 set(_shim_vs_cpu_check_small_device --hostsim-only --gpu --more-cpu-than
     ${CMAKE_CURRENT_BINARY_DIR}/shim_vs_cpu_offload.json)
 set(_shim_vs_cpu_check_disabled --no-gpu)
-set(_shim_vs_cpu_check_panels --gpu)
+set(_shim_vs_cpu_check_panels --gpu --no-fallbacks)
 set(_shim_vs_cpu_check_panel_faults --hostsim-only --gpu --fallbacks)
 
 gpushim_vs_cpu_variant_tests(shim_vs_cpu

@@ -42,8 +42,9 @@ endfunction()
 # call take the routing path; without one, small calls leave at the entry point). The
 # variants listed in CUDASIM run again as unit.<name>.<variant>.cudasim (and .report) on the
 # CUDA plugin over the emulated CUDA libraries (tests/cudasim), where those are built; there
-# GPUSHIM_HOSTSIM_FAIL_EVERY becomes CUDASIM_FAIL_EVERY (the emulated libraries fail every N-th
-# allocation or library call) and the report check drops --hostsim-only.
+# GPUSHIM_HOSTSIM_FAIL_EVERY becomes CUDASIM_FAIL_EVERY (the emulated libraries fail about one
+# allocation or library call in N, picked at random) and the report check drops --hostsim-only
+# and asks for --some-fallbacks where hostsim's asks every routine for --fallbacks.
 function(gpushim_vs_cpu_variant_tests name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" ""
                         "VARIANTS;LABELS;COMMON;CHECK;WITHOUT_REPORT;CUDASIM")
@@ -85,6 +86,7 @@ function(gpushim_vs_cpu_variant_tests name)
       list(TRANSFORM environment REPLACE "^GPUSHIM_HOSTSIM_FAIL_EVERY=" "CUDASIM_FAIL_EVERY=")
       set(check ${arg_CHECK} ${_${name}_check_${variant}})
       list(REMOVE_ITEM check --hostsim-only)
+      list(TRANSFORM check REPLACE "^--fallbacks$" "--some-fallbacks")
       add_test(NAME ${test} COMMAND ${name}_test)
       set_tests_properties(${test} PROPERTIES
         ENVIRONMENT "${environment};GPUSHIM_REPORT=${report};TEST_GPUSHIM_BACKEND=cuda"
