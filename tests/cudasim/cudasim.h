@@ -54,7 +54,7 @@ inline size_t matrix_bytes(int64_t rows, int64_t cols, int64_t ld, size_t elemen
            element_bytes;
 }
 
-// Whether this call fails by request: with CUDASIM_FAIL_EVERY=N, every N-th call of the
+// Whether this call fails by request: with CUDASIM_FAIL_EVERY=N, about one in N calls of the
 // entry points that ask (allocations, and every cuBLAS, cuSOLVER and cuFFT routine that
 // computes or plans) fails, before it enqueues anything, with the status a GPU gives for that
 // failure (out of memory, execution failed).

@@ -6,7 +6,7 @@
 //   CUDASIM_MEMORY=<bytes>   the device's capacity (default 16 GiB)
 //   CUDASIM_DEVICES=0        no device: cudaGetDeviceCount answers cudaErrorNoDevice
 //   CUDASIM_MEMORY_POOLS=0   the device does not support memory pools
-//   CUDASIM_FAIL_EVERY=<N>   every N-th call that asks injected_fault() fails
+//   CUDASIM_FAIL_EVERY=<N>   about one in N of the calls that ask injected_fault() fails
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -299,7 +299,13 @@ void require_host(const char* api, const char* what, const void* address, size_t
 bool injected_fault() {
     Runtime& r = runtime();
     if (r.fail_every == 0) return false;
-    return (r.fault_candidates.fetch_add(1) + 1) % r.fail_every == 0;
+    // One call in N on average, picked by a fixed pseudo-random sequence (SplitMix64 of the
+    // call's number) rather than every N-th: a workload that cycles through N kinds of call
+    // would otherwise see every fault strike the same kind.
+    uint64_t x = r.fault_candidates.fetch_add(1) + 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return (x ^ (x >> 31)) % r.fail_every == 0;
 }
 
 void poison(void* address, size_t bytes) {

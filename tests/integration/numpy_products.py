@@ -310,7 +310,7 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=8)
     args = ap.parse_args()
     if args.fail_every:
-        st.hostsim_only("fault injection (--fail-every)")
+        st.require_fault_injection()
     if args.child:
         return child(args)
 

@@ -54,7 +54,7 @@ def main() -> int:
     cmd = st.program_command(args.cmd)
     shim = st.find_shim(args.shim)
     if args.fail_every:
-        st.hostsim_only("fault injection (--fail-every)")
+        st.require_fault_injection()
 
     with st.tempdir("fftw_") as tmp:
         memory = {"GPUSHIM_HOSTSIM_MEMORY": str(args.device_memory)} if args.device_memory else {}
@@ -76,7 +76,7 @@ def main() -> int:
                 json.dump({"routines": st.load_reports(tmp)}, f)
             checks = [(args.cpu, ["--no-gpu"])]
             if args.fail_every:
-                checks.append((args.fallbacks, ["--gpu", "--fallbacks"]))
+                checks.append((args.fallbacks, ["--gpu", st.fallbacks_flag()]))
             for routines, flags in checks:
                 if not routines:
                     continue

@@ -91,7 +91,7 @@ def main() -> int:
     ap.add_argument("--blas-dir", default="/usr/lib/x86_64-linux-gnu/blas")
     args = ap.parse_args()
     if args.fail_every:
-        st.hostsim_only("fault injection (--fail-every)")
+        st.require_fault_injection()
 
     bd = args.blas_dir
     if args.kind == "f77":

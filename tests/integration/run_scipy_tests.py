@@ -111,7 +111,7 @@ def main() -> int:
     args = ap.parse_args()
     suite = SUITES[args.suite]
     if args.fail_every:
-        st.hostsim_only("fault injection (--fail-every)")
+        st.require_fault_injection()
 
     if os.sep in args.python:  # the children run in a temporary folder
         args.python = os.path.abspath(args.python)

@@ -13,9 +13,12 @@ Conventions
   GPUSHIM_REPORT=<tmpdir>/r_%p.json, and whatever the driver adds.
 - The device plugin under test is $TEST_GPUSHIM_BACKEND (default hostsim): the children
   get it as GPUSHIM_BACKEND. `TEST_GPUSHIM_BACKEND=cuda ctest ...` runs the suite on the
-  CUDA plugin; what only the host-simulated device can do (fault injection, a small
-  device: GPUSHIM_HOSTSIM_*) is then skipped. The name has no GPUSHIM_ prefix because
-  the shim warns about every GPUSHIM_ variable that is not one of its settings.
+  CUDA plugin; what only the host-simulated device can do (a small device:
+  GPUSHIM_HOSTSIM_*) is then skipped, and fault injection too unless the CUDA plugin runs
+  over the emulated CUDA libraries (TEST_GPUSHIM_CUDASIM=1, the *.cudasim tests), whose
+  CUDASIM_FAIL_EVERY makes every N-th allocation or library call fail. The names have no
+  GPUSHIM_ prefix because the shim warns about every GPUSHIM_ variable that is not one of
+  its settings.
 """
 from __future__ import annotations
 
@@ -30,6 +33,7 @@ import tempfile
 
 SKIP = 77
 TEST_BACKEND_VARIABLE = "TEST_GPUSHIM_BACKEND"
+CUDASIM_VARIABLE = "TEST_GPUSHIM_CUDASIM"
 _TEST_BACKEND = object()  # make_env's default: the backend under test
 COUNTERS = ("calls", "gpu_calls", "cpu_calls", "fallbacks", "seconds", "flops",
             "bytes_h2d", "bytes_d2h")
@@ -63,6 +67,32 @@ def hostsim_only(what: str) -> None:
         sys.exit(SKIP)
 
 
+def fault_variable() -> str | None:
+    """The variable that makes the backend under test fail every N-th device operation:
+    hostsim's, or the emulated CUDA libraries' under the CUDA plugin; None for a real GPU."""
+    if test_backend() == "hostsim":
+        return "GPUSHIM_HOSTSIM_FAIL_EVERY"
+    if test_backend() == "cuda" and os.environ.get(CUDASIM_VARIABLE) == "1":
+        return "CUDASIM_FAIL_EVERY"
+    return None
+
+
+def fallbacks_flag() -> str:
+    """check_report.py's flag for a run with injected faults: hostsim fails every N-th
+    device operation, so each routine called often enough falls back (--fallbacks); the
+    emulated CUDA libraries pick their failing calls at random, which may miss a routine
+    called a few times (--some-fallbacks)."""
+    return "--fallbacks" if fault_variable() == "GPUSHIM_HOSTSIM_FAIL_EVERY" else "--some-fallbacks"
+
+
+def require_fault_injection() -> None:
+    """Skip (exit 77, in CI too: nothing is missing) unless faults can be injected."""
+    if fault_variable() is None:
+        log(f"SKIP: fault injection needs the hostsim backend or the emulated CUDA "
+            f"libraries; {TEST_BACKEND_VARIABLE}={test_backend()}")
+        sys.exit(SKIP)
+
+
 def fail(msg: str) -> "NoReturn":  # noqa: F821
     log(f"FAIL: {msg}")
     sys.exit(1)
@@ -89,11 +119,13 @@ def add_program_options(ap: argparse.ArgumentParser) -> None:
 
 
 def program_settings(args: argparse.Namespace) -> dict:
-    """The --env settings of add_program_options; skips (exit 77) where they, or
-    --fail-every, need the hostsim backend and another is under test."""
+    """The --env settings of add_program_options; skips (exit 77) where they need the
+    hostsim backend, or --fail-every fault injection, and the backend under test lacks it."""
     extra = dict(kv.split("=", 1) for kv in args.env)
-    if args.fail_every or any(k.startswith("GPUSHIM_HOSTSIM_") for k in extra):
-        hostsim_only("fault injection (--fail-every) or a GPUSHIM_HOSTSIM_* setting")
+    if any(k.startswith("GPUSHIM_HOSTSIM_") for k in extra):
+        hostsim_only("a GPUSHIM_HOSTSIM_* setting")
+    if args.fail_every:
+        require_fault_injection()
     return extra
 
 
@@ -120,15 +152,16 @@ def make_env(shim: str | None, report_dir: str | None, *, preload: bool = True,
 
     shim=None or preload=False: no LD_PRELOAD (baseline runs, relinked programs).
     backend: the GPUSHIM_BACKEND, by default test_backend(); None leaves it unset (the
-    shim's default). fail_every and GPUSHIM_HOSTSIM_* in extra skip the test (exit 77)
-    unless that backend is hostsim."""
+    shim's default). GPUSHIM_HOSTSIM_* in extra skip the test (exit 77) unless that backend
+    is hostsim, fail_every unless the backend under test can inject faults."""
     if backend is _TEST_BACKEND:
         backend = test_backend()
-    if shim is not None and backend != "hostsim" and (
-            fail_every or any(k.startswith("GPUSHIM_HOSTSIM_") for k in (extra or {}))):
-        log(f"SKIP: fault injection and GPUSHIM_HOSTSIM_* need the hostsim backend, "
-            f"not {backend}")
+    if shim is not None and backend != "hostsim" and any(
+            k.startswith("GPUSHIM_HOSTSIM_") for k in (extra or {})):
+        log(f"SKIP: GPUSHIM_HOSTSIM_* needs the hostsim backend, not {backend}")
         sys.exit(SKIP)
+    if shim is not None and fail_every:
+        require_fault_injection()
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("GPUSHIM_") or k == "GPUSHIM_LOG"}
     env.pop("LD_PRELOAD", None)
@@ -143,7 +176,7 @@ def make_env(shim: str | None, report_dir: str | None, *, preload: bool = True,
         if threshold is not None:
             env["GPUSHIM_THRESHOLD"] = threshold
         if fail_every:
-            env["GPUSHIM_HOSTSIM_FAIL_EVERY"] = str(fail_every)
+            env[fault_variable()] = str(fail_every)
         if report_dir is not None:
             env["GPUSHIM_REPORT"] = os.path.join(report_dir, "r_%p.json")
         # No settings file (/etc/gpushim.conf on a developer's machine) unless a test names one.
