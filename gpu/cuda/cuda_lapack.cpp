@@ -878,9 +878,9 @@ int gelsd(const gpushim_lapack_op& op, LapackState& state) {
     if (state.blas == nullptr) return kInvalidLapackOperation;
     if (!fits_int({op.m, op.n, op.nrhs, op.lda, op.ldb})) return kUnsupportedLapackSize;
     if (op.n == 0) {
-        state.found = 0;
-        if (const int status = runtime_status(cudaMemcpyAsync(
-                op.found, &state.found, sizeof(int64_t), cudaMemcpyHostToDevice, state.stream))) {
+        // A rank of 0 is all zero bytes: set on the device, with no host memory to keep alive.
+        if (const int status =
+                runtime_status(cudaMemsetAsync(op.found, 0, sizeof(int64_t), state.stream))) {
             return status;
         }
         return runtime_status(cudaMemsetAsync(op.info, 0, sizeof(int), state.stream));
