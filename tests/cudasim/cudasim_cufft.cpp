@@ -14,12 +14,15 @@
 // - an in-place complex transform has one layout for input and output, and the input and output
 //   of an out-of-place one do not overlap;
 // - arrays are aligned to their element type, as the GPU's loads require.
-// The plan asks for no work area: workSize is 0 and nothing is allocated on the device.
+// The plan asks for no work area (workSize is 0, nothing is allocated on the device), but its
+// executions are held to the work area's rules: one at a time, all finished before cufftDestroy.
 #include <cufft.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <type_traits>
@@ -110,8 +113,17 @@ bool known_type(cufftType type) {
     return type == CUFFT_C2C || type == CUFFT_Z2Z || real_input(type) || real_output(type);
 }
 
+// A plan's executions share its work area: each must have finished before the next one runs,
+// and before the plan (and the area with it) is destroyed. cuFFT does not order executions
+// enqueued on different streams, nor does cufftDestroy wait for them; the caller must.
+struct WorkArea {
+    std::atomic<uint64_t> enqueued{0};  // executions enqueued, numbered from 1
+    std::atomic<uint64_t> finished{0};  // the number of the last one that ran
+};
+
 struct Plan {
     bool made = false;  // by cufftMakePlanMany64; a handle from cufftCreate alone executes nothing
+    std::shared_ptr<WorkArea> work_area;
     cudaStream_t stream = nullptr;
     cufftType type = CUFFT_C2C;
     int rank = 0;
@@ -330,15 +342,24 @@ cufftResult execute(const char* api, cufftHandle handle, cufftType type, void* i
     // cuFFT's Data Layout: "Out-of-place complex-to-real FFT will always overwrite input
     // buffer"; so does the emulation, once the output is computed.
     const bool overwrite_input = real_output(type) && !in_place;
-    cudasim::enqueue(plan.stream, [fftw_plan, overwrite_input, input, in] {
-        const Fftw<R>& functions = fftw<R>();
-        functions.execute(fftw_plan);
-        {
-            const std::lock_guard lock(fftw_planner_mutex());
-            functions.destroy(fftw_plan);
-        }
-        if (overwrite_input) poison_elements(input, in);
-    });
+    const uint64_t number = plan.work_area->enqueued.fetch_add(1) + 1;
+    cudasim::enqueue(
+        plan.stream, [api, fftw_plan, overwrite_input, input, in, area = plan.work_area, number] {
+            if (area->finished.load() != number - 1) {
+                cudasim::misuse(api,
+                                "an execution of the plan runs before its previous one has "
+                                "finished (on another stream, unordered): they share its work "
+                                "area");
+            }
+            const Fftw<R>& functions = fftw<R>();
+            functions.execute(fftw_plan);
+            {
+                const std::lock_guard lock(fftw_planner_mutex());
+                functions.destroy(fftw_plan);
+            }
+            if (overwrite_input) poison_elements(input, in);
+            area->finished.store(number);
+        });
     return CUFFT_SUCCESS;
 }
 
@@ -415,6 +436,7 @@ cufftResult cufftMakePlanMany64(cufftHandle handle, int rank, long long int* n,
     if (cudasim::injected_fault()) return CUFFT_ALLOC_FAILED;
 
     plan.made = true;
+    plan.work_area = std::make_shared<WorkArea>();
     Plans& table = plans();
     const std::lock_guard lock(table.mutex);
     const auto found = table.plans.find(handle);
@@ -434,11 +456,20 @@ cufftResult cufftSetStream(cufftHandle handle, cudaStream_t stream) {
     return CUFFT_SUCCESS;
 }
 
-// Executions already enqueued own their FFTW plans and keep running after this.
+// The plan's work area goes with it: an execution that has not run yet would use freed memory.
 cufftResult cufftDestroy(cufftHandle handle) {
     Plans& table = plans();
     const std::lock_guard lock(table.mutex);
-    return table.plans.erase(handle) == 1 ? CUFFT_SUCCESS : CUFFT_INVALID_PLAN;
+    const auto found = table.plans.find(handle);
+    if (found == table.plans.end()) return CUFFT_INVALID_PLAN;
+    const std::shared_ptr<WorkArea>& area = found->second.work_area;
+    if (area != nullptr && area->finished.load() != area->enqueued.load()) {
+        cudasim::misuse("cufftDestroy",
+                        "the plan is destroyed before all its executions have "
+                        "finished: they would use its freed work area");
+    }
+    table.plans.erase(found);
+    return CUFFT_SUCCESS;
 }
 
 cufftResult cufftExecC2C(cufftHandle plan, cufftComplex* idata, cufftComplex* odata,

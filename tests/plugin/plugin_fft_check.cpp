@@ -434,6 +434,9 @@ void fft_case(const Case& c, bool twice = false, Scope scope = Scope::kEverywher
     if (twice) {
         CHECK_STATUS(
             plugin->fft_execute(plan.plan, dev_in2.pointer, dev_out2.pointer, second_queue));
+        // The later execution's queue first: it must wait for the earlier one, with which it
+        // shares the plan's work area.
+        CHECK_STATUS(plugin->queue_synchronize(second_queue));
     }
     CHECK_STATUS(plugin->queue_synchronize(queue));
     const double seconds =
