@@ -60,7 +60,7 @@ foreach(name lapack_solve_vs_cpu lapack_decomposition_vs_cpu lapack_eigen_lstsq_
   gpushim_vs_cpu_variant_tests(${name}
     VARIANTS offload faults faults3 small_device disabled at_once disabled_at_once
     WITHOUT_REPORT at_once disabled_at_once
-    CUDASIM offload faults
+    CUDASIM offload faults small_device
     COMMON GPUSHIM_THRESHOLD=0 OPENBLAS_NUM_THREADS=1
     CHECK --routines ${routines}
     LABELS ${name} lapack)

@@ -57,7 +57,7 @@ set(_lapack_vs_cpu_check_disabled --no-gpu)
 gpushim_vs_cpu_variant_tests(lapack_vs_cpu
   VARIANTS offload faults faults3 small_device disabled at_once disabled_at_once
   WITHOUT_REPORT at_once disabled_at_once
-  CUDASIM offload faults
+  CUDASIM offload faults small_device
   COMMON ${_lapack_vs_cpu_common}
   CHECK --routines ${_lapack_vs_cpu_routines}
   LABELS lapack_vs_cpu lapack)

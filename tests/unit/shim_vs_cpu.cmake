@@ -69,6 +69,6 @@ gpushim_vs_cpu_variant_tests(shim_vs_cpu
   VARIANTS offload faults small_device disabled panels panel_faults at_once boundary
            portable_at_once portable_boundary disabled_at_once
   WITHOUT_REPORT at_once boundary portable_at_once portable_boundary disabled_at_once
-  CUDASIM offload faults panels panel_faults
+  CUDASIM offload faults small_device panels panel_faults
   COMMON ${_shim_vs_cpu_common}
   LABELS shim_vs_cpu)

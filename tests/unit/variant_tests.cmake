@@ -43,8 +43,9 @@ endfunction()
 # variants listed in CUDASIM run again as unit.<name>.<variant>.cudasim (and .report) on the
 # CUDA plugin over the emulated CUDA libraries (tests/cudasim), where those are built; there
 # GPUSHIM_HOSTSIM_FAIL_EVERY becomes CUDASIM_FAIL_EVERY (the emulated libraries fail about one
-# allocation or library call in N, picked at random) and the report check drops --hostsim-only
-# and asks for --some-fallbacks where hostsim's asks every routine for --fallbacks.
+# allocation or library call in N, picked at random), GPUSHIM_HOSTSIM_MEMORY CUDASIM_MEMORY, and
+# the report check drops --hostsim-only, asks for --some-fallbacks where hostsim's asks every
+# routine for --fallbacks, and compares small_device with the offload variant's cudasim copy.
 function(gpushim_vs_cpu_variant_tests name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" ""
                         "VARIANTS;LABELS;COMMON;CHECK;WITHOUT_REPORT;CUDASIM")
@@ -84,9 +85,11 @@ function(gpushim_vs_cpu_variant_tests name)
       set(report ${CMAKE_CURRENT_BINARY_DIR}/${name}_${variant}_cudasim.json)
       set(environment ${arg_COMMON} ${_${name}_env_${variant}})
       list(TRANSFORM environment REPLACE "^GPUSHIM_HOSTSIM_FAIL_EVERY=" "CUDASIM_FAIL_EVERY=")
+      list(TRANSFORM environment REPLACE "^GPUSHIM_HOSTSIM_MEMORY=" "CUDASIM_MEMORY=")
       set(check ${arg_CHECK} ${_${name}_check_${variant}})
       list(REMOVE_ITEM check --hostsim-only)
       list(TRANSFORM check REPLACE "^--fallbacks$" "--some-fallbacks")
+      list(TRANSFORM check REPLACE "_offload\\.json$" "_offload_cudasim.json")
       add_test(NAME ${test} COMMAND ${name}_test)
       set_tests_properties(${test} PROPERTIES
         ENVIRONMENT "${environment};GPUSHIM_REPORT=${report};TEST_GPUSHIM_BACKEND=cuda"
@@ -96,13 +99,17 @@ function(gpushim_vs_cpu_variant_tests name)
         FIXTURES_SETUP ${name}.${variant}.cudasim
         LABELS "${arg_LABELS};cudasim"
         TIMEOUT 600)
+      set(required ${name}.${variant}.cudasim)
+      if(variant STREQUAL "small_device")
+        list(APPEND required ${name}.offload.cudasim)
+      endif()
       if(Python3_Interpreter_FOUND)
         add_test(NAME ${test}.report
                  COMMAND Python3::Interpreter ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/check_report.py
                          ${report} ${check})
         set_tests_properties(${test}.report PROPERTIES
           ENVIRONMENT TEST_GPUSHIM_BACKEND=cuda
-          FIXTURES_REQUIRED ${name}.${variant}.cudasim
+          FIXTURES_REQUIRED "${required}"
           SKIP_RETURN_CODE 77
           LABELS "${arg_LABELS};cudasim")
       endif()
