@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "fallback/fortran_blas3.h"
 #include "tests/cudasim/cudasim.h"
 #include "tests/cudasim/cudasim_cusolver.h"
 
@@ -30,15 +31,7 @@ template <class R>
 constexpr bool kComplex<std::complex<R>> = true;
 
 template <class T>
-struct RealOf {
-    using type = T;
-};
-template <class R>
-struct RealOf<std::complex<R>> {
-    using type = R;
-};
-template <class T>
-using Real = typename RealOf<T>::type;
+using Real = typename gpushim::fallback::RealOf<T>::type;
 
 // The CPU routines behind each precision.
 template <class T>
@@ -774,67 +767,25 @@ cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t handle, cusolverDnParams_t p
     });
 }
 
-cusolverStatus_t cusolverDnSsygvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype,
-                                             cusolverEigMode_t jobz, cublasFillMode_t uplo, int n,
-                                             const float*, int lda, const float*, int ldb,
-                                             const float*, int* lwork) {
-    return sygvd_buffer_size("cusolverDnSsygvd_bufferSize", handle, itype, jobz, uplo, n, lda, ldb,
-                             lwork);
-}
+// The SYGVD / HEGVD entry points (legacy API) of one precision: cuSOLVER's NAME, its element
+// type T and real type R, and the CPU's element type C.
+#define CUDASIM_CUSOLVER_SYGVD(NAME, T, R, C)                                                      \
+    cusolverStatus_t cusolverDn##NAME##_bufferSize(                                                \
+        cusolverDnHandle_t handle, cusolverEigType_t itype, cusolverEigMode_t jobz,                \
+        cublasFillMode_t uplo, int n, const T*, int lda, const T*, int ldb, const R*,              \
+        int* lwork) {                                                                              \
+        return sygvd_buffer_size("cusolverDn" #NAME "_bufferSize", handle, itype, jobz, uplo, n,   \
+                                 lda, ldb, lwork);                                                 \
+    }                                                                                              \
+    cusolverStatus_t cusolverDn##NAME(cusolverDnHandle_t handle, cusolverEigType_t itype,          \
+                                      cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, T* A,  \
+                                      int lda, T* B, int ldb, R* W, T* work, int lwork,            \
+                                      int* info) {                                                 \
+        return sygvd<C>("cusolverDn" #NAME, handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work, \
+                        lwork, info);                                                              \
+    }
 
-cusolverStatus_t cusolverDnDsygvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype,
-                                             cusolverEigMode_t jobz, cublasFillMode_t uplo, int n,
-                                             const double*, int lda, const double*, int ldb,
-                                             const double*, int* lwork) {
-    return sygvd_buffer_size("cusolverDnDsygvd_bufferSize", handle, itype, jobz, uplo, n, lda, ldb,
-                             lwork);
-}
-
-cusolverStatus_t cusolverDnChegvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype,
-                                             cusolverEigMode_t jobz, cublasFillMode_t uplo, int n,
-                                             const cuComplex*, int lda, const cuComplex*, int ldb,
-                                             const float*, int* lwork) {
-    return sygvd_buffer_size("cusolverDnChegvd_bufferSize", handle, itype, jobz, uplo, n, lda, ldb,
-                             lwork);
-}
-
-cusolverStatus_t cusolverDnZhegvd_bufferSize(cusolverDnHandle_t handle, cusolverEigType_t itype,
-                                             cusolverEigMode_t jobz, cublasFillMode_t uplo, int n,
-                                             const cuDoubleComplex*, int lda,
-                                             const cuDoubleComplex*, int ldb, const double*,
-                                             int* lwork) {
-    return sygvd_buffer_size("cusolverDnZhegvd_bufferSize", handle, itype, jobz, uplo, n, lda, ldb,
-                             lwork);
-}
-
-cusolverStatus_t cusolverDnSsygvd(cusolverDnHandle_t handle, cusolverEigType_t itype,
-                                  cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, float* A,
-                                  int lda, float* B, int ldb, float* W, float* work, int lwork,
-                                  int* info) {
-    return sygvd<float>("cusolverDnSsygvd", handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work,
-                        lwork, info);
-}
-
-cusolverStatus_t cusolverDnDsygvd(cusolverDnHandle_t handle, cusolverEigType_t itype,
-                                  cusolverEigMode_t jobz, cublasFillMode_t uplo, int n, double* A,
-                                  int lda, double* B, int ldb, double* W, double* work, int lwork,
-                                  int* info) {
-    return sygvd<double>("cusolverDnDsygvd", handle, itype, jobz, uplo, n, A, lda, B, ldb, W, work,
-                         lwork, info);
-}
-
-cusolverStatus_t cusolverDnChegvd(cusolverDnHandle_t handle, cusolverEigType_t itype,
-                                  cusolverEigMode_t jobz, cublasFillMode_t uplo, int n,
-                                  cuComplex* A, int lda, cuComplex* B, int ldb, float* W,
-                                  cuComplex* work, int lwork, int* info) {
-    return sygvd<std::complex<float>>("cusolverDnChegvd", handle, itype, jobz, uplo, n, A, lda, B,
-                                      ldb, W, work, lwork, info);
-}
-
-cusolverStatus_t cusolverDnZhegvd(cusolverDnHandle_t handle, cusolverEigType_t itype,
-                                  cusolverEigMode_t jobz, cublasFillMode_t uplo, int n,
-                                  cuDoubleComplex* A, int lda, cuDoubleComplex* B, int ldb,
-                                  double* W, cuDoubleComplex* work, int lwork, int* info) {
-    return sygvd<std::complex<double>>("cusolverDnZhegvd", handle, itype, jobz, uplo, n, A, lda, B,
-                                       ldb, W, work, lwork, info);
-}
+CUDASIM_CUSOLVER_SYGVD(Ssygvd, float, float, float)
+CUDASIM_CUSOLVER_SYGVD(Dsygvd, double, double, double)
+CUDASIM_CUSOLVER_SYGVD(Chegvd, cuComplex, float, std::complex<float>)
+CUDASIM_CUSOLVER_SYGVD(Zhegvd, cuDoubleComplex, double, std::complex<double>)
