@@ -3,8 +3,9 @@
 // code: its argument mapping, workspaces, pivots, stream order and error paths.
 //
 // The emulation is deliberately strict where a GPU would forgive or fail silently:
-// - work enqueued on a stream runs only when the host waits for it (stream or event
-//   synchronisation, a blocking copy, cudaFree), so a result read too early, or a host
+// - work enqueued on a stream runs only when the host waits for it (stream, event or device
+//   synchronisation; cudaFree, cudaFreeHost and cudaStreamDestroy, which drain first), so a
+//   result read too early, or a host
 //   buffer reused before its copy has run, shows up as a wrong answer;
 // - every pointer a library routine dereferences on the device must lie inside one live
 //   device allocation, and host pointers must not; a violation stops the process with a

@@ -79,8 +79,7 @@ Precision precision_of() {
 }
 
 // The LAPACK routine `real_name` (`complex_name` for complex precisions, as ungqr for orgqr),
-// resolved at the API call rather than in the enqueued work, which may run under the runtime's
-// locks.
+// resolved at the API call, so that a missing one stops the process where it was asked for.
 template <class F>
 F* lapack(Precision p, const char* real_name, const char* complex_name = nullptr) {
     const std::string name =
@@ -235,7 +234,7 @@ cusolverStatus_t orgqr_buffer_size(const char* api, cusolverDnHandle_t handle, i
                                    int lda, int* lwork) {
     if (const auto status = orgqr_valid(handle, m, n, k, lda)) return status;
     cudasim::require_host(api, "lwork", lwork);
-    *lwork = legacy_lwork(api, m, n);
+    *lwork = legacy_lwork(api, int64_t{m} + k, n);
     return CUSOLVER_STATUS_SUCCESS;
 }
 
@@ -250,7 +249,7 @@ cusolverStatus_t orgqr(const char* api, cusolverDnHandle_t handle, int m, int n,
     if (cudasim::injected_fault()) return CUSOLVER_STATUS_EXECUTION_FAILED;
     cudasim::require_workspaces(
         api, handle->stream, work, static_cast<size_t>(std::max(lwork, 0)) * p.bytes,
-        static_cast<size_t>(legacy_lwork(api, m, n)) * p.bytes, nullptr, 0, 0);
+        static_cast<size_t>(legacy_lwork(api, int64_t{m} + k, n)) * p.bytes, nullptr, 0, 0);
     auto* const run = lapack<Orgqr>(p, "orgqr", "ungqr");
     cudasim::enqueue(handle->stream, [=] {
         int result = 0;

@@ -529,11 +529,10 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
     }
     // The runtime finishes a destroyed stream's work before releasing it.
     cudasim::drain(stream);
-    {
-        std::lock_guard lock(r.mutex);
-        r.streams.erase(stream);
-    }
-    delete stream;
+    // Out of the live set but never freed: another thread may be draining it (cudaFree drains
+    // every stream) or hold it from an event; and its address is never reused by a new stream.
+    std::lock_guard lock(r.mutex);
+    r.streams.erase(stream);
     return cudaSuccess;
 }
 

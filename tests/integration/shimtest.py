@@ -16,7 +16,8 @@ Conventions
   CUDA plugin; what only the host-simulated device can do (a small device:
   GPUSHIM_HOSTSIM_*) is then skipped, and fault injection too unless the CUDA plugin runs
   over the emulated CUDA libraries (TEST_GPUSHIM_CUDASIM=1, the *.cudasim tests), whose
-  CUDASIM_FAIL_EVERY makes every N-th allocation or library call fail. The names have no
+  CUDASIM_FAIL_EVERY makes about one allocation or library call in N fail, picked at
+  random. The names have no
   GPUSHIM_ prefix because the shim warns about every GPUSHIM_ variable that is not one of
   its settings.
 """
@@ -68,8 +69,9 @@ def hostsim_only(what: str) -> None:
 
 
 def fault_variable() -> str | None:
-    """The variable that makes the backend under test fail every N-th device operation:
-    hostsim's, or the emulated CUDA libraries' under the CUDA plugin; None for a real GPU."""
+    """The variable that makes the backend under test fail device operations: hostsim's
+    (every N-th), or the emulated CUDA libraries' under the CUDA plugin (about one in N);
+    None for a real GPU."""
     if test_backend() == "hostsim":
         return "GPUSHIM_HOSTSIM_FAIL_EVERY"
     if test_backend() == "cuda" and os.environ.get(CUDASIM_VARIABLE) == "1":
