@@ -146,6 +146,7 @@ def main() -> int:
             st.log("report:\n" + st.format_report(rep))
             want = [re.sub(r"^cblas_", "", r).lower() for r in routines]
             problems += st.check_report(rep, gpu=want, faults=args.fail_every > 0)
+            problems += st.check_cudasim_backend(rdir)
 
     return st.finish(problems, f"OK: {os.path.basename(exe)}: all {len(routines)} routines passed"
                                + ("" if shim is None else " under the shim"))

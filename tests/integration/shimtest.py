@@ -278,7 +278,23 @@ def check_reports(report_dir: str, *, gpu: list[str] = (), faults: bool = False)
         return ["no JSON report written"]
     rep = load_reports(report_dir)
     log("report:\n" + format_report(rep))
-    return check_report(rep, gpu=gpu, faults=faults)
+    return check_report(rep, gpu=gpu, faults=faults) + check_cudasim_backend(report_dir)
+
+
+def check_cudasim_backend(report_dir: str) -> list[str]:
+    """With TEST_GPUSHIM_CUDASIM=1, problems where a process's CUDA plugin found a device
+    other than the emulated one (a loader path that put the toolkit's libraries first, on a
+    machine with a GPU): its results would not test what the test claims."""
+    if os.environ.get(CUDASIM_VARIABLE) != "1":
+        return []
+    problems = []
+    for path in report_files(report_dir):
+        with open(path) as f:
+            backend = json.load(f).get("backend") or ""
+        if backend.startswith("cuda:") and "cudasim" not in backend:
+            problems.append(f"{path}: the CUDA plugin ran on {backend!r}, not on the emulated "
+                            f"CUDA libraries")
+    return problems
 
 
 def finish(problems: list[str], ok: str = "OK") -> int:
