@@ -31,8 +31,8 @@
 namespace cudasim {
 
 // Runs `work` on `stream` after everything enqueued on it before, at the latest when the host
-// waits for the stream. Null, cudaStreamLegacy and cudaStreamPerThread mean the legacy
-// default stream.
+// waits for the stream. Null and cudaStreamLegacy mean the legacy default stream;
+// cudaStreamPerThread is not emulated (misuse).
 void enqueue(cudaStream_t stream, std::function<void()> work);
 
 // Stops the process with "cudasim: <api>: <message>": the plugin used the API in a way a GPU

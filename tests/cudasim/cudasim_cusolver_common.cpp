@@ -37,7 +37,7 @@ void require_workspaces(const char* api, cudaStream_t stream, const void* device
         void* const dirty = const_cast<void*>(device_workspace);
         enqueue(stream, [dirty, device_bytes] { poison(dirty, device_bytes); });
     }
-    if (host_bytes > 0) require_host(api, "bufferOnHost", host_workspace);
+    if (host_bytes > 0) require_host(api, "bufferOnHost", host_workspace, host_bytes);
 }
 
 }  // namespace cudasim

@@ -104,9 +104,10 @@ cudaError_t fail(cudaError_t error) {
 }
 
 cudaStream_t resolve(cudaStream_t stream) {
-    if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread) {
-        return &runtime().legacy_stream;
-    }
+    // One stream per thread is not emulated: taken for the legacy stream it would order two
+    // threads' work as a GPU does not; the plugin uses streams of its own anyway.
+    if (stream == cudaStreamPerThread) misuse("stream", "cudaStreamPerThread is not emulated");
+    if (stream == nullptr || stream == cudaStreamLegacy) return &runtime().legacy_stream;
     return stream;
 }
 
