@@ -6,6 +6,7 @@
 #include <cusolverDn.h>
 
 #include <cstddef>
+#include <string>
 
 struct cusolverDnContext {
     cudaStream_t stream = nullptr;
@@ -20,6 +21,11 @@ namespace cudasim {
 // The element size of a cuSOLVER data type (CUDA_R_32F, CUDA_R_64F, CUDA_C_32F, CUDA_C_64F);
 // zero for any other.
 size_t element_bytes(cudaDataType type);
+
+// The CPU LAPACK symbol of a routine in the precision with LAPACK prefix `prefix` ('s', 'd',
+// 'c', 'z'): `real_name` for a real precision, `complex_name` (heevd for syevd, ungqr for orgqr)
+// for a complex one where given; e.g. ("z", "syevd", "heevd") is "zheevd_".
+std::string lapack_symbol(char prefix, const char* real_name, const char* complex_name);
 
 // Stops the process (misuse) unless the caller's workspaces are at least what the routine's
 // bufferSize query answered for the same arguments; a workspace of zero bytes may be null,

@@ -21,6 +21,11 @@ size_t element_bytes(cudaDataType type) {
     }
 }
 
+std::string lapack_symbol(char prefix, const char* real_name, const char* complex_name) {
+    const bool complex = prefix == 'c' || prefix == 'z';
+    return std::string(1, prefix) + (complex && complex_name ? complex_name : real_name) + "_";
+}
+
 void require_workspaces(const char* api, cudaStream_t stream, const void* device_workspace,
                         size_t device_bytes, size_t device_needed, const void* host_workspace,
                         size_t host_bytes, size_t host_needed) {

@@ -33,45 +33,17 @@ constexpr bool kComplex<std::complex<R>> = true;
 template <class T>
 using Real = typename gpushim::fallback::RealOf<T>::type;
 
-// The CPU routines behind each precision.
+// LAPACK's prefix of each precision.
 template <class T>
-struct Precision;
-
+constexpr char kPrefix = 0;
 template <>
-struct Precision<float> {
-    static constexpr const char* kSyevd = "ssyevd_";
-    static constexpr const char* kSyevr = "ssyevr_";
-    static constexpr const char* kGesvd = "sgesvd_";
-    static constexpr const char* kGeev = "sgeev_";
-    static constexpr const char* kSygvd = "ssygvd_";
-};
-
+constexpr char kPrefix<float> = 's';
 template <>
-struct Precision<double> {
-    static constexpr const char* kSyevd = "dsyevd_";
-    static constexpr const char* kSyevr = "dsyevr_";
-    static constexpr const char* kGesvd = "dgesvd_";
-    static constexpr const char* kGeev = "dgeev_";
-    static constexpr const char* kSygvd = "dsygvd_";
-};
-
+constexpr char kPrefix<double> = 'd';
 template <>
-struct Precision<std::complex<float>> {
-    static constexpr const char* kSyevd = "cheevd_";
-    static constexpr const char* kSyevr = "cheevr_";
-    static constexpr const char* kGesvd = "cgesvd_";
-    static constexpr const char* kGeev = "cgeev_";
-    static constexpr const char* kSygvd = "chegvd_";
-};
-
+constexpr char kPrefix<std::complex<float>> = 'c';
 template <>
-struct Precision<std::complex<double>> {
-    static constexpr const char* kSyevd = "zheevd_";
-    static constexpr const char* kSyevr = "zheevr_";
-    static constexpr const char* kGesvd = "zgesvd_";
-    static constexpr const char* kGeev = "zgeev_";
-    static constexpr const char* kSygvd = "zhegvd_";
-};
+constexpr char kPrefix<std::complex<double>> = 'z';
 
 // Calls f(std::type_identity<T>{}) with the CPU element type of a cuSOLVER data type.
 template <class F>
@@ -110,11 +82,13 @@ cudaDataType complex_of(cudaDataType type) {
 // The hidden length of a CHARACTER argument, after the last argument.
 constexpr size_t kLen = 1;
 
+// The LAPACK routine real_name (complex_name for a complex T, where given) of T's precision.
 // Fortran takes every argument by address, so the function's type is that of the arguments
 // given.
-template <class... Args>
-void lapack(const char* symbol, Args... args) {
-    cudasim::cpu_function<void(Args...)>(cudasim::kCpuLapack, symbol)(args...);
+template <class T, class... Args>
+void lapack(const char* real_name, const char* complex_name, Args... args) {
+    const std::string symbol = cudasim::lapack_symbol(kPrefix<T>, real_name, complex_name);
+    cudasim::cpu_function<void(Args...)>(cudasim::kCpuLapack, symbol.c_str())(args...);
 }
 
 // Runs call(work, lwork, rwork, lrwork, iwork, liwork) once as LAPACK's workspace query (sizes
@@ -142,11 +116,11 @@ int cpu_syevd(char jobz, char uplo, int n, T* a, int lda, Real<T>* w) {
     with_workspaces<T>(0,
                        [&](T* work, int lwork, Real<T>* rwork, int lrwork, int* iwork, int liwork) {
                            if constexpr (kComplex<T>) {
-                               lapack(Precision<T>::kSyevd, &jobz, &uplo, &n, a, &lda, w, work,
-                                      &lwork, rwork, &lrwork, iwork, &liwork, &info, kLen, kLen);
+                               lapack<T>("syevd", "heevd", &jobz, &uplo, &n, a, &lda, w, work,
+                                         &lwork, rwork, &lrwork, iwork, &liwork, &info, kLen, kLen);
                            } else {
-                               lapack(Precision<T>::kSyevd, &jobz, &uplo, &n, a, &lda, w, work,
-                                      &lwork, iwork, &liwork, &info, kLen, kLen);
+                               lapack<T>("syevd", "heevd", &jobz, &uplo, &n, a, &lda, w, work,
+                                         &lwork, iwork, &liwork, &info, kLen, kLen);
                            }
                        });
     return info;
@@ -163,13 +137,13 @@ int cpu_syevr(char jobz, char range, char uplo, int n, T* a, int lda, Real<T> vl
     with_workspaces<T>(
         0, [&](T* work, int lwork, Real<T>* rwork, int lrwork, int* iwork, int liwork) {
             if constexpr (kComplex<T>) {
-                lapack(Precision<T>::kSyevr, &jobz, &range, &uplo, &n, a, &lda, &vl, &vu, &il, &iu,
-                       &abstol, found, w, z, &ldz, isuppz.data(), work, &lwork, rwork, &lrwork,
-                       iwork, &liwork, &info, kLen, kLen, kLen);
+                lapack<T>("syevr", "heevr", &jobz, &range, &uplo, &n, a, &lda, &vl, &vu, &il, &iu,
+                          &abstol, found, w, z, &ldz, isuppz.data(), work, &lwork, rwork, &lrwork,
+                          iwork, &liwork, &info, kLen, kLen, kLen);
             } else {
-                lapack(Precision<T>::kSyevr, &jobz, &range, &uplo, &n, a, &lda, &vl, &vu, &il, &iu,
-                       &abstol, found, w, z, &ldz, isuppz.data(), work, &lwork, iwork, &liwork,
-                       &info, kLen, kLen, kLen);
+                lapack<T>("syevr", "heevr", &jobz, &range, &uplo, &n, a, &lda, &vl, &vu, &il, &iu,
+                          &abstol, found, w, z, &ldz, isuppz.data(), work, &lwork, iwork, &liwork,
+                          &info, kLen, kLen, kLen);
             }
         });
     return info;
@@ -181,11 +155,11 @@ int cpu_gesvd(char jobu, char jobvt, int m, int n, T* a, int lda, Real<T>* s, T*
     int info = 0;
     with_workspaces<T>(5 * std::min(m, n), [&](T* work, int lwork, Real<T>* rwork, int, int*, int) {
         if constexpr (kComplex<T>) {
-            lapack(Precision<T>::kGesvd, &jobu, &jobvt, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt,
-                   work, &lwork, rwork, &info, kLen, kLen);
+            lapack<T>("gesvd", nullptr, &jobu, &jobvt, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work,
+                      &lwork, rwork, &info, kLen, kLen);
         } else {
-            lapack(Precision<T>::kGesvd, &jobu, &jobvt, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt,
-                   work, &lwork, &info, kLen, kLen);
+            lapack<T>("gesvd", nullptr, &jobu, &jobvt, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work,
+                      &lwork, &info, kLen, kLen);
         }
     });
     return info;
@@ -203,11 +177,11 @@ int cpu_geev(char jobvr, int n, T* a, int lda, std::complex<Real<T>>* w, T* vr, 
     int info = 0;
     with_workspaces<T>(2 * n, [&](T* work, int lwork, R* rwork, int, int*, int) {
         if constexpr (kComplex<T>) {
-            lapack(Precision<T>::kGeev, &jobvl, &jobvr, &n, a, &lda, w, &vl, &ldvl, vr, &ldvr, work,
-                   &lwork, rwork, &info, kLen, kLen);
+            lapack<T>("geev", nullptr, &jobvl, &jobvr, &n, a, &lda, w, &vl, &ldvl, vr, &ldvr, work,
+                      &lwork, rwork, &info, kLen, kLen);
         } else {
-            lapack(Precision<T>::kGeev, &jobvl, &jobvr, &n, a, &lda, parts.data(), parts.data() + n,
-                   &vl, &ldvl, vr, &ldvr, work, &lwork, &info, kLen, kLen);
+            lapack<T>("geev", nullptr, &jobvl, &jobvr, &n, a, &lda, parts.data(), parts.data() + n,
+                      &vl, &ldvl, vr, &ldvr, work, &lwork, &info, kLen, kLen);
         }
     });
     if constexpr (!kComplex<T>) {
@@ -222,11 +196,11 @@ int cpu_sygvd(int itype, char jobz, char uplo, int n, T* a, int lda, T* b, int l
     with_workspaces<T>(
         0, [&](T* work, int lwork, Real<T>* rwork, int lrwork, int* iwork, int liwork) {
             if constexpr (kComplex<T>) {
-                lapack(Precision<T>::kSygvd, &itype, &jobz, &uplo, &n, a, &lda, b, &ldb, w, work,
-                       &lwork, rwork, &lrwork, iwork, &liwork, &info, kLen, kLen);
+                lapack<T>("sygvd", "hegvd", &itype, &jobz, &uplo, &n, a, &lda, b, &ldb, w, work,
+                          &lwork, rwork, &lrwork, iwork, &liwork, &info, kLen, kLen);
             } else {
-                lapack(Precision<T>::kSygvd, &itype, &jobz, &uplo, &n, a, &lda, b, &ldb, w, work,
-                       &lwork, iwork, &liwork, &info, kLen, kLen);
+                lapack<T>("sygvd", "hegvd", &itype, &jobz, &uplo, &n, a, &lda, b, &ldb, w, work,
+                          &lwork, iwork, &liwork, &info, kLen, kLen);
             }
         });
     return info;

@@ -82,8 +82,7 @@ Precision precision_of() {
 // resolved at the API call, so that a missing one stops the process where it was asked for.
 template <class F>
 F* lapack(Precision p, const char* real_name, const char* complex_name = nullptr) {
-    const std::string name =
-        std::string(1, p.prefix) + (p.complex() && complex_name ? complex_name : real_name) + "_";
+    const std::string name = cudasim::lapack_symbol(p.prefix, real_name, complex_name);
     return cudasim::cpu_function<F>(cudasim::kCpuLapack, name.c_str());
 }
 
