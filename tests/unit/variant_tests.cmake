@@ -50,69 +50,62 @@ function(gpushim_vs_cpu_variant_tests name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" ""
                         "VARIANTS;LABELS;COMMON;CHECK;WITHOUT_REPORT;CUDASIM")
   foreach(variant IN LISTS arg_VARIANTS)
-    set(report ${CMAKE_CURRENT_BINARY_DIR}/${name}_${variant}.json)
-    set(environment ${arg_COMMON} ${_${name}_env_${variant}})
-    # no GPUSHIM_BACKEND of the caller's: main() sets it from TEST_GPUSHIM_BACKEND
-    set(modifications GPUSHIM_BACKEND=unset:)
-    if(variant IN_LIST arg_WITHOUT_REPORT)
-      list(APPEND modifications GPUSHIM_REPORT=unset:)
-    else()
-      list(APPEND environment GPUSHIM_REPORT=${report})
-    endif()
-    add_test(NAME unit.${name}.${variant} COMMAND ${name}_test)
-    set_tests_properties(unit.${name}.${variant} PROPERTIES
-      ENVIRONMENT "${environment}"
-      ENVIRONMENT_MODIFICATION "${modifications}"
-      SKIP_RETURN_CODE 77
-      FIXTURES_SETUP ${name}.${variant}
-      LABELS "${arg_LABELS}"
-      TIMEOUT 300)
-    if(Python3_Interpreter_FOUND AND NOT variant IN_LIST arg_WITHOUT_REPORT)
-      add_test(NAME unit.${name}.${variant}.report
-               COMMAND Python3::Interpreter ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/check_report.py
-                       ${report} ${arg_CHECK} ${_${name}_check_${variant}})
-      set(required ${name}.${variant})
-      if(variant STREQUAL "small_device")
-        list(APPEND required ${name}.offload)
-      endif()
-      set_tests_properties(unit.${name}.${variant}.report PROPERTIES
-        FIXTURES_REQUIRED "${required}"
-        SKIP_RETURN_CODE 77
-        LABELS "${arg_LABELS}")
-    endif()
+    set(backends hostsim)
     if(GPUSHIM_CUDASIM_DIR AND variant IN_LIST arg_CUDASIM)
-      set(test unit.${name}.${variant}.cudasim)
-      set(report ${CMAKE_CURRENT_BINARY_DIR}/${name}_${variant}_cudasim.json)
+      list(APPEND backends cudasim)
+    endif()
+    foreach(backend IN LISTS backends)
       set(environment ${arg_COMMON} ${_${name}_env_${variant}})
-      list(TRANSFORM environment REPLACE "^GPUSHIM_HOSTSIM_FAIL_EVERY=" "CUDASIM_FAIL_EVERY=")
-      list(TRANSFORM environment REPLACE "^GPUSHIM_HOSTSIM_MEMORY=" "CUDASIM_MEMORY=")
       set(check ${arg_CHECK} ${_${name}_check_${variant}})
-      list(REMOVE_ITEM check --hostsim-only)
-      list(TRANSFORM check REPLACE "^--fallbacks$" "--some-fallbacks")
-      list(TRANSFORM check REPLACE "_offload\\.json$" "_offload_cudasim.json")
+      # no GPUSHIM_BACKEND of the caller's: main() sets it from TEST_GPUSHIM_BACKEND
+      set(modifications GPUSHIM_BACKEND=unset:)
+      set(labels ${arg_LABELS})
+      set(check_environment "")
+      set(timeout 300)
+      set(suffix "")
+      if(backend STREQUAL "cudasim")
+        list(TRANSFORM environment REPLACE "^GPUSHIM_HOSTSIM_FAIL_EVERY=" "CUDASIM_FAIL_EVERY=")
+        list(TRANSFORM environment REPLACE "^GPUSHIM_HOSTSIM_MEMORY=" "CUDASIM_MEMORY=")
+        list(APPEND environment TEST_GPUSHIM_BACKEND=cuda)
+        list(REMOVE_ITEM check --hostsim-only)
+        list(TRANSFORM check REPLACE "^--fallbacks$" "--some-fallbacks")
+        list(TRANSFORM check REPLACE "_offload\\.json$" "_offload_cudasim.json")
+        list(APPEND modifications LD_LIBRARY_PATH=path_list_prepend:${GPUSHIM_CUDASIM_DIR})
+        list(APPEND labels cudasim)
+        set(check_environment TEST_GPUSHIM_BACKEND=cuda)
+        set(timeout 600)
+        set(suffix .cudasim)
+      endif()
+      set(test unit.${name}.${variant}${suffix})
+      string(REPLACE "." "_" file_suffix "${suffix}")
+      set(report ${CMAKE_CURRENT_BINARY_DIR}/${name}_${variant}${file_suffix}.json)
+      if(variant IN_LIST arg_WITHOUT_REPORT)
+        list(APPEND modifications GPUSHIM_REPORT=unset:)
+      else()
+        list(APPEND environment GPUSHIM_REPORT=${report})
+      endif()
       add_test(NAME ${test} COMMAND ${name}_test)
       set_tests_properties(${test} PROPERTIES
-        ENVIRONMENT "${environment};GPUSHIM_REPORT=${report};TEST_GPUSHIM_BACKEND=cuda"
-        ENVIRONMENT_MODIFICATION
-          "GPUSHIM_BACKEND=unset:;LD_LIBRARY_PATH=path_list_prepend:${GPUSHIM_CUDASIM_DIR}"
+        ENVIRONMENT "${environment}"
+        ENVIRONMENT_MODIFICATION "${modifications}"
         SKIP_RETURN_CODE 77
-        FIXTURES_SETUP ${name}.${variant}.cudasim
-        LABELS "${arg_LABELS};cudasim"
-        TIMEOUT 600)
-      set(required ${name}.${variant}.cudasim)
-      if(variant STREQUAL "small_device")
-        list(APPEND required ${name}.offload.cudasim)
-      endif()
-      if(Python3_Interpreter_FOUND)
+        FIXTURES_SETUP ${name}.${variant}${suffix}
+        LABELS "${labels}"
+        TIMEOUT ${timeout})
+      if(Python3_Interpreter_FOUND AND NOT variant IN_LIST arg_WITHOUT_REPORT)
         add_test(NAME ${test}.report
                  COMMAND Python3::Interpreter ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/check_report.py
                          ${report} ${check})
+        set(required ${name}.${variant}${suffix})
+        if(variant STREQUAL "small_device")
+          list(APPEND required ${name}.offload${suffix})
+        endif()
         set_tests_properties(${test}.report PROPERTIES
-          ENVIRONMENT TEST_GPUSHIM_BACKEND=cuda
+          ENVIRONMENT "${check_environment}"
           FIXTURES_REQUIRED "${required}"
           SKIP_RETURN_CODE 77
-          LABELS "${arg_LABELS};cudasim")
+          LABELS "${labels}")
       endif()
-    endif()
+    endforeach()
   endforeach()
 endfunction()
