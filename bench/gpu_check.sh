@@ -53,6 +53,7 @@
 #                                 machine without a GPU)
 #   GPU_CHECK_SIZES=1024,2048,4096,8192,16384     GPU_CHECK_DTYPES=s,d,z
 #   GPU_CHECK_REPS=5              timed calls per cell (after one warm-up call)
+#   GPU_CHECK_REUSE_CELLS=d:8192  GEMM cells measured again with unchanged inputs (gpushim)
 #   GPU_CHECK_FACTOR_SIZES=4096,8192    GPU_CHECK_FACTOR_EXTRA_SIZES=16384 (after all
 #                                 other cells, where time is left)
 #   GPU_CHECK_FACTOR_CELLS=solve:d,inv:d,cholesky:d,lu_factor:d,qr:d,eigh:d,svd:d,
@@ -97,6 +98,7 @@ export TEST_GPUSHIM_BACKEND=$backend  # the backend the test drivers use (tests/
 sizes=${GPU_CHECK_SIZES:-1024,2048,4096,8192,16384}
 dtypes=${GPU_CHECK_DTYPES:-s,d,z}
 reps=${GPU_CHECK_REPS:-5}
+reuse_cells=${GPU_CHECK_REUSE_CELLS:-d:8192}
 factor_sizes=${GPU_CHECK_FACTOR_SIZES:-4096,8192}
 factor_extra_sizes=${GPU_CHECK_FACTOR_EXTRA_SIZES-16384}
 factor_cells=${GPU_CHECK_FACTOR_CELLS:-solve:d,inv:d,cholesky:d,lu_factor:d,qr:d,eigh:d,svd:d,lstsq:d:2048,eig:d:1024/4096,eigh:s,svd:s}
@@ -384,7 +386,7 @@ else
             openblas) gemm_step openblas "$py" "$gemm_py" gemm --impl numpy --label openblas "${common_gemm[@]}" ;;
             gpushim)
                 gemm_step gpushim env "${shim_env[@]}" GPUSHIM_REPORT="$results/logs/gemm_gpushim.report.json" \
-                    "$py" "$gemm_py" gemm --impl numpy --label gpushim "${common_gemm[@]}" --reuse-cells d:8192 ;;
+                    "$py" "$gemm_py" gemm --impl numpy --label gpushim "${common_gemm[@]}" --reuse-cells "$reuse_cells" ;;
             nvblas)
                 printf 'NVBLAS_LOGFILE %s\nNVBLAS_CPU_BLAS_LIB %s\nNVBLAS_GPU_LIST ALL\n' \
                     "$results/logs/nvblas.log" "$cpu_blas" >"$results/nvblas.conf"
