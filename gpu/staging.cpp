@@ -100,8 +100,24 @@ int Staging::download(const void* device, std::size_t offset, std::size_t row_by
                       std::size_t rows, int q) {
     if (row_bytes == 0 || rows == 0) return 0;
     transfers_.bytes_to_host += row_bytes * rows;
-    return plugin_.copy_to_host_2d(static_cast<std::byte*>(context_.result[q]) + offset, row_bytes,
-                                   device, row_bytes, row_bytes, rows, context_.queue[q]);
+    auto* target = static_cast<std::byte*>(context_.result[q]) + offset;
+    if (row_bytes <= kMaxPitchBytes) {
+        return plugin_.copy_to_host_2d(target, row_bytes, device, row_bytes, row_bytes, rows,
+                                       context_.queue[q]);
+    }
+    // Rows wider than a pitch may be (a column of more than 2^28 doubles): packed on both
+    // sides, they are one run of bytes, copied in pieces of one row each.
+    const auto* source = static_cast<const std::byte*>(device);
+    const std::size_t total = row_bytes * rows;
+    for (std::size_t done = 0; done < total; done += kLongCopyPieceBytes) {
+        const std::size_t bytes = std::min(kLongCopyPieceBytes, total - done);
+        if (int status = plugin_.copy_to_host_2d(target + done, bytes, source + done, bytes, bytes,
+                                                 1, context_.queue[q]);
+            status != 0) {
+            return status;
+        }
+    }
+    return 0;
 }
 
 int Staging::upload_packed(void* device, std::size_t total, const Fill& fill, int q) {

@@ -54,8 +54,13 @@ class Staging {
     // are taken while packing.
     int upload(void* device, const Matrix& m, int q, ChunkPrints* prints = nullptr);
 
-    // Copies `bytes` of device memory to result[q] + offset, as `rows` rows of `bytes / rows`
-    // (a pitch is limited, 2^31 - 1 bytes in CUDA; a whole result is not).
+    // The largest pitch of a 2-D copy: CUDA's cudaMemcpy2D fails beyond cudaDevAttrMaxPitch,
+    // 2^31 - 1 bytes. Longer copies go in pieces of kLongCopyPieceBytes.
+    static constexpr std::size_t kMaxPitchBytes = (std::size_t{1} << 31) - 1;
+    static constexpr std::size_t kLongCopyPieceBytes = std::size_t{1} << 30;
+
+    // Copies `rows` rows of `row_bytes` of packed device memory to result[q] + offset, packed;
+    // rows longer than kMaxPitchBytes in pieces within it.
     int download(const void* device, std::size_t offset, std::size_t row_bytes, std::size_t rows,
                  int q);
 

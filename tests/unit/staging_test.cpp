@@ -1,0 +1,86 @@
+// The copies the staging layer asks a device for stay within what CUDA accepts: a 2-D copy's
+// pitch at most 2^31 - 1 bytes (cudaMemcpy2D fails beyond cudaDevAttrMaxPitch), however long
+// a column of the result is. Nothing is copied: a fake plugin records the copies, on
+// addresses that are never dereferenced.
+#include "gpu/staging.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace gpushim::gpu {
+namespace {
+
+constexpr std::size_t kCudaMaxPitch = (std::size_t{1} << 31) - 1;
+
+struct RecordedCopy {
+    std::uintptr_t dst;
+    std::size_t dst_pitch;
+    std::uintptr_t src;
+    std::size_t src_pitch;
+    std::size_t width;
+    std::size_t rows;
+};
+std::vector<RecordedCopy> recorded;
+
+int record_copy_to_host(void* host_dst, std::size_t dst_pitch, const void* dev_src,
+                        std::size_t src_pitch, std::size_t width_bytes, std::size_t rows,
+                        gpushim_queue /*queue*/) {
+    recorded.push_back({reinterpret_cast<std::uintptr_t>(host_dst), dst_pitch,
+                        reinterpret_cast<std::uintptr_t>(dev_src), src_pitch, width_bytes, rows});
+    return 0;
+}
+
+// Downloads `rows` packed rows of `row_bytes` from a fake device address to a fake result
+// buffer, at `offset` in it, and checks that the recorded copies move exactly those bytes,
+// packed, with no pitch beyond CUDA's limit.
+void check_download(std::size_t offset, std::size_t row_bytes, std::size_t rows) {
+    recorded.clear();
+    gpushim_device_plugin plugin{};
+    plugin.copy_to_host_2d = record_copy_to_host;
+    QueueContext context;
+    const std::uintptr_t result = std::uintptr_t{1} << 44;
+    const std::uintptr_t device = std::uintptr_t{1} << 45;
+    context.result[0] = reinterpret_cast<void*>(result);
+    Transfers transfers;
+    Staging staging(plugin, context, transfers);
+    ASSERT_EQ(staging.download(reinterpret_cast<const void*>(device), offset, row_bytes, rows, 0),
+              0);
+
+    const std::size_t total = row_bytes * rows;
+    EXPECT_EQ(transfers.bytes_to_host, total);
+    std::size_t covered = 0;  // the copies, in order, cover [0, total) of both sides
+    for (const RecordedCopy& copy : recorded) {
+        EXPECT_LE(copy.dst_pitch, kCudaMaxPitch);
+        EXPECT_LE(copy.src_pitch, kCudaMaxPitch);
+        // Packed on both sides: each row follows the one before it.
+        EXPECT_EQ(copy.dst_pitch, copy.width);
+        EXPECT_EQ(copy.src_pitch, copy.width);
+        EXPECT_EQ(copy.dst, result + offset + covered);
+        EXPECT_EQ(copy.src, device + covered);
+        covered += copy.width * copy.rows;
+    }
+    EXPECT_EQ(covered, total);
+}
+
+TEST(Staging, ADownloadOfShortRowsIsOneCopy) {
+    check_download(4096, std::size_t{3} << 20, 5);
+    EXPECT_EQ(recorded.size(), 1u);
+}
+
+TEST(Staging, ADownloadOfRowsAtCudasPitchLimitIsOneCopy) {
+    check_download(0, kCudaMaxPitch, 2);
+    EXPECT_EQ(recorded.size(), 1u);
+}
+
+// A column of more than 2^28 doubles (a tall GEMM panel, GEQRF's or GELS's m x n matrix
+// with m above 268 million): its bytes exceed a pitch.
+TEST(Staging, ADownloadOfColumnsLongerThanAPitchKeepsEveryPitchWithinCudasLimit) {
+    const std::size_t column_bytes = (std::size_t{300} << 20) * sizeof(double);
+    check_download(64, column_bytes, 3);
+    check_download(0, kCudaMaxPitch + 1, 1);
+}
+
+}  // namespace
+}  // namespace gpushim::gpu
