@@ -72,11 +72,15 @@ bool QueueContext::reserve_result(const gpushim_device_plugin& plugin, int q, st
         result[q] = nullptr;
         result_capacity[q] = 0;
     }
-    // Grown by half again, so that a slowly growing workload does not re-pin every call.
-    const std::size_t capacity = bytes + bytes / 2;
+    // Grown by half again, so that a slowly growing workload does not re-pin every call;
+    // where the host cannot pin that much (a result of tens of GB), exactly what is asked.
+    std::size_t capacity = bytes + bytes / 2;
     if (plugin.pinned_alloc(&result[q], capacity) != 0) {
-        result[q] = nullptr;
-        return false;
+        capacity = bytes;
+        if (plugin.pinned_alloc(&result[q], capacity) != 0) {
+            result[q] = nullptr;
+            return false;
+        }
     }
     result_capacity[q] = capacity;
     return true;

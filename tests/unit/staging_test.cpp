@@ -1,13 +1,16 @@
 // The copies the staging layer asks a device for stay within what CUDA accepts: a 2-D copy's
 // pitch at most 2^31 - 1 bytes (cudaMemcpy2D fails beyond cudaDevAttrMaxPitch), however long
 // a column of the result is. Nothing is copied: a fake plugin records the copies, on
-// addresses that are never dereferenced.
+// addresses that are never dereferenced. And the pinned result buffers that receive them are
+// reserved whenever the host can pin what a call needs.
 #include "gpu/staging.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
+
+#include "gpu/queue_context.h"
 
 namespace gpushim::gpu {
 namespace {
@@ -80,6 +83,49 @@ TEST(Staging, ADownloadOfColumnsLongerThanAPitchKeepsEveryPitchWithinCudasLimit)
     const std::size_t column_bytes = (std::size_t{300} << 20) * sizeof(double);
     check_download(64, column_bytes, 3);
     check_download(0, kCudaMaxPitch + 1, 1);
+}
+
+}  // namespace
+}  // namespace gpushim::gpu
+
+namespace gpushim::gpu {
+namespace {
+
+// Pinned host memory of at most kPinnable bytes; nothing is allocated (the blocks are never
+// touched).
+constexpr std::size_t kPinnable = std::size_t{100} << 30;
+int pin_at_most(void** host_ptr, std::size_t bytes) {
+    if (bytes > kPinnable) return 2;
+    *host_ptr = reinterpret_cast<void*>(std::uintptr_t{1} << 44);
+    return 0;
+}
+
+int unpin(void* /*host_ptr*/) {
+    return 0;
+}
+
+// A result the host can pin, but not half as much again (an 80 GB LAPACK result where 100 GB
+// can be pinned), is still received: the grown capacity is only a preference.
+TEST(QueueContext, AResultThatFitsIsReservedWhenItsGrowthDoesNot) {
+    gpushim_device_plugin plugin{};
+    plugin.pinned_alloc = pin_at_most;
+    plugin.pinned_free = unpin;
+    QueueContext context;
+    const std::size_t bytes = std::size_t{80} << 30;
+    ASSERT_GT(bytes + bytes / 2, kPinnable);
+    EXPECT_TRUE(context.reserve_result(plugin, 0, bytes));
+    EXPECT_NE(context.result[0], nullptr);
+    EXPECT_GE(context.result_capacity[0], bytes);
+    EXPECT_LE(context.result_capacity[0], kPinnable);
+    // More than can be pinned is refused.
+    QueueContext other;
+    EXPECT_FALSE(other.reserve_result(plugin, 0, kPinnable + 1));
+    EXPECT_EQ(other.result[0], nullptr);
+    EXPECT_EQ(other.result_capacity[0], 0u);
+    // A small result still gets room to grow.
+    QueueContext small;
+    EXPECT_TRUE(small.reserve_result(plugin, 0, 1000));
+    EXPECT_EQ(small.result_capacity[0], 1500u);
 }
 
 }  // namespace
