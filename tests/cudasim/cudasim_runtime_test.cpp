@@ -118,6 +118,13 @@ TEST(CudasimRuntime, PitchedCopiesMoveTheRowsOnly) {
               cudaErrorInvalidPitchValue);
     EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidPitchValue);
     EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    // A pitch beyond cudaDevAttrMaxPitch (2^31 - 1 bytes) is refused, even for one row.
+    const size_t too_wide = size_t{1} << 31;
+    EXPECT_EQ(cudaMemcpy2DAsync(device, too_wide, host.data(), too_wide, 4, 1,
+                                cudaMemcpyHostToDevice, stream),
+              cudaErrorInvalidPitchValue);
+    EXPECT_EQ(cudaMemset2DAsync(device, too_wide, 0, 4, 1, stream), cudaErrorInvalidPitchValue);
+    EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidPitchValue);
     EXPECT_EQ(cudaFree(device), cudaSuccess);
     EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
 }
