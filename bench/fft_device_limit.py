@@ -5,8 +5,9 @@
                       [--budget 60] [--out FILE]
 
 The cells of bench/fft_compare.c (TYPE:DIMS[*HOWMANY], double precision), transformed by
-CuPy (cupy.fft.fftn / rfftn, which call cuFFT), else PyTorch (torch.fft), on arrays that
-are already on the GPU and stay there: no host<->device copy is timed, so this is what
+PyTorch (torch.fft, which calls cuFFT), else CuPy (cupy.fft.fftn / rfftn), on arrays that
+are already on the GPU and stay there (PyTorch first, as in the other device columns: its
+paths have run, on bench/torch_on_cpu; CuPy's have not): no host<->device copy is timed, so this is what
 the host-data columns (gpushim, cuFFTW) could reach at best. Per cell: input generated on
 the device, one warm-up transform (cuFFT plan creation, memory pool growth), the checks,
 then up to --reps timed reps (fewer once they took --cell-seconds), each the mean of
@@ -21,7 +22,7 @@ spectrum against N x, relative to N |x|_2.
 
 One JSON line per cell (the records of fft_compare.c: kind "fft", seconds_per_transform,
 best_s, gflops, check, err_spectrum, err_roundtrip, or skipped with predicted_s, or an
-"n/a: ..." error), on stdout and appended to --out. Without CuPy or PyTorch on a GPU one
+"n/a: ..." error), on stdout and appended to --out. Without PyTorch or CuPy on a GPU one
 "error" record says why (not a failure: the column is then not available).
 """
 
@@ -167,7 +168,7 @@ class TorchBackend:
 
 def make_backend():
     errors = []
-    for cls in (CupyBackend, TorchBackend):
+    for cls in (TorchBackend, CupyBackend):
         try:
             return cls(), None
         except Exception as e:  # ImportError, no device, a CUDA driver error
@@ -273,7 +274,7 @@ def main(argv=None):
     b, why = make_backend()
     if b is None:
         gc.emit(args.out, {"kind": "error", "label": args.label,
-                           "error": "n/a: no CuPy or PyTorch with a GPU (%s)" % why})
+                           "error": "n/a: no PyTorch or CuPy with a GPU (%s)" % why})
         return 0
     gc.emit(args.out, {"kind": "info", "label": args.label, "impl": b.impl, "budget": args.budget})
 

@@ -31,7 +31,7 @@
 #    with libfftw3_threads on all cores (FFTW carried in build-carry/fftw: the machine
 #    has none; bench/netlib_carry.sh makes it), the same binary under LD_PRELOAD of the
 #    shim (host data; its GPUSHIM_REPORT shows the transforms ran on the GPU), the same
-#    source built against cuFFTW; and cuFFT on device-resident data (CuPy, else PyTorch:
+#    source built against cuFFTW; and cuFFT on device-resident data (PyTorch, else CuPy:
 #    bench/fft_device_limit.py), the compute-only limit. Every cell checked (spectral
 #    values against direct sums, backward(forward(x)) = N x). One time box of at most
 #    90 s (GPU_CHECK_FFT_SECONDS), kept aside while GEMM runs but never more than a third
@@ -306,7 +306,7 @@ declare -A factor_share=([factor_device]=17 [factor_openblas]=56 [factor_gpushim
 for s in "${factor_steps[@]}"; do factor_share[$s]=$(( factor_share[$s] * factor_seconds / 100 )); done
 # Step 6's columns, in the order they run, in percent of GPU_CHECK_FFT_SECONDS. FFTW takes
 # the most: with ESTIMATE plans on 16 cores, an estimated 10-20 GFLOP/s, so 512^3 takes
-# 1-2 s a transform; the device column is mostly CuPy's import and cuFFT's start. The
+# 1-2 s a transform; the device column is mostly PyTorch's import and cuFFT's start. The
 # gpushim column runs before FFTW, so that what it leaves goes to FFTW.
 fft_steps=(fft_device fft_gpushim fft_fftw fft_cufftw)
 declare -A fft_share=([fft_device]=14 [fft_gpushim]=26 [fft_fftw]=38 [fft_cufftw]=22)
