@@ -687,12 +687,19 @@ int syevr(const gpushim_lapack_op& op, LapackState& state) {
                                             columns, cudaMemcpyDeviceToDevice, state.stream));
 }
 
+// The largest order for which LAPACK's own workspace of a SYEVD with eigenvectors,
+// 1 + 6n + 2n^2 elements, fits an int. The legacy sygvd_bufferSize answers an int count
+// of a workspace that grows like n^2; beyond this order its answer may have wrapped, to a
+// negative count or to a positive one smaller than the routine writes (cuSOLVER's SGESVD
+// query has been seen to), which cannot be told apart from a true one: refused.
+constexpr int64_t kSygvdMaxOrder = 32766;
+
 // SYGVD/HEGVD on the legacy API (int sizes). INFO as LAPACK's: > n when B is not positive
 // definite.
 template <class T>
 int sygvd(const gpushim_lapack_op& op, LapackState& state) {
     using Real = typename Element<T>::Real;
-    if (!fits_int({op.n, op.lda, op.ldb})) return kUnsupportedLapackSize;
+    if (!fits_int({op.n, op.lda, op.ldb}) || op.n > kSygvdMaxOrder) return kUnsupportedLapackSize;
     const int n = static_cast<int>(op.n), lda = static_cast<int>(op.lda),
               ldb = static_cast<int>(op.ldb);
     const auto itype = static_cast<cusolverEigType_t>(op.itype);

@@ -45,8 +45,9 @@
 //     L (L^H x), P A x against L (U x), A X against B, A V y against V W y);
 //   - the CUDA plugin only: GETRF, GETRS, GESV and GETRI with a null ipiv are refused
 //     (cuSOLVER would go without pivoting), and so is a GESVD it cannot compute (m < n,
-//     both jobs 'O'), a SYEVR with a malformed range or no found, a SYGVD of itype 4, a
-//     real GEEV without wi, a GELS with m < n or trans 'T', a GELSD with m < n or no found;
+//     both jobs 'O'), a SYEVR with a malformed range or no found, a SYGVD of itype 4 or
+//     of order 32767 (its int workspace count may have wrapped), a real GEEV without wi, a
+//     GELS with m < n or trans 'T', a GELSD with m < n or no found;
 //     queue_destroy succeeds and gives the workspaces back.
 // Without a CPU LAPACK (the CUDA plugin on a machine without one), the comparisons with
 // the CPU's values are skipped and said so; everything else still runs.
@@ -2206,6 +2207,16 @@ void refusals() {
         "dsygvd with itype 4",
         {.kind = GPUSHIM_SYGVD, .uplo = 'U', .jobz = 'V', .n = 4, .itype = 4, .lda = 4, .ldb = 4},
         {kSlotA, kSlotB, kSlotW});
+    // Refused for its size before its arrays are touched (the slots are not device memory).
+    refuse("dsygvd of order 32767 (its int workspace count may have wrapped)",
+           {.kind = GPUSHIM_SYGVD,
+            .uplo = 'U',
+            .jobz = 'V',
+            .n = 32767,
+            .itype = 1,
+            .lda = 32767,
+            .ldb = 32767},
+           {kSlotA, kSlotB, kSlotW});
     refuse("dgeev with a null wi", {.kind = GPUSHIM_GEEV, .jobz = 'V', .n = 4, .lda = 4, .ldu = 4},
            {kSlotA, kSlotW, kSlotU});
     Call ls{.kind = GPUSHIM_GELS, .trans = 'N', .m = 3, .n = 4, .nrhs = 1, .lda = 4, .ldb = 4};
