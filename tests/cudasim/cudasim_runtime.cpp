@@ -50,7 +50,7 @@ namespace {
 
 constexpr size_t kAlignment = 256;  // cudaMalloc's documented minimum alignment
 constexpr size_t kDefaultCapacity = size_t{16} << 30;
-// cudaDevAttrMaxPitch of current GPUs: 2-D copies and memsets refuse larger pitches.
+// cudaDevAttrMaxPitch of current GPUs: 2-D copies refuse larger pitches.
 constexpr size_t kMaxPitch = (size_t{1} << 31) - 1;
 
 uint64_t environment_number(const char* variable, uint64_t fallback) {
@@ -650,7 +650,7 @@ cudaError_t cudaMemsetAsync(void* address, int value, size_t count, cudaStream_t
 cudaError_t cudaMemset2DAsync(void* address, size_t pitch, int value, size_t width, size_t height,
                               cudaStream_t stream) {
     if (!cudasim::known_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
-    if (width > pitch || pitch > cudasim::kMaxPitch) return fail(cudaErrorInvalidPitchValue);
+    if (width > pitch) return fail(cudaErrorInvalidPitchValue);
     cudasim::require_device("cudaMemset2DAsync", "devPtr", address,
                             cudasim::pitched_bytes(pitch, width, height));
     cudasim::enqueue(stream, [=] {
