@@ -298,8 +298,10 @@ cusolverEigMode_t eigen_mode(char jobz) {
 }
 
 // The legacy routines take int sizes, and their *_bufferSize answer an int element count,
-// which for sizes that fit can still overflow (to a negative count): such an operation is
-// refused (kUnsupportedLapackSize), never run with a workspace smaller than it needs.
+// which for sizes that fit can still overflow: an operation with a size beyond an int, or
+// a negative count, is refused (kUnsupportedLapackSize), never run with a workspace smaller
+// than it needs. A count growing like n^2 may also wrap to a positive value: SYGVD, the
+// one such routine here, has an order bound of its own (kSygvdMaxOrder).
 bool fits_int(std::initializer_list<int64_t> sizes) {
     return std::all_of(sizes.begin(), sizes.end(),
                        [](int64_t size) { return size <= std::numeric_limits<int>::max(); });
