@@ -105,8 +105,9 @@ int Staging::download(const void* device, std::size_t offset, std::size_t row_by
         return plugin_.copy_to_host_2d(target, row_bytes, device, row_bytes, row_bytes, rows,
                                        context_.queue[q]);
     }
-    // Rows wider than a pitch may be (a column of more than 2^28 doubles): packed on both
-    // sides, they are one run of bytes, copied in pieces of one row each.
+    // Rows wider than a pitch may be (a column of 2^28 doubles or more): packed on both
+    // sides, they are one run of bytes, copied in pieces of kLongCopyPieceBytes, each a
+    // 2-D copy of a single row.
     const auto* source = static_cast<const std::byte*>(device);
     const std::size_t total = row_bytes * rows;
     for (std::size_t done = 0; done < total; done += kLongCopyPieceBytes) {

@@ -77,7 +77,7 @@ TEST(Staging, ADownloadOfRowsAtCudasPitchLimitIsOneCopy) {
     EXPECT_EQ(recorded.size(), 1u);
 }
 
-// A column of more than 2^28 doubles (a tall GEMM panel, GEQRF's or GELS's m x n matrix
+// A column of 2^28 doubles or more (a tall GEMM panel, GEQRF's or GELS's m x n matrix
 // with m above 268 million): its bytes exceed a pitch.
 TEST(Staging, ADownloadOfColumnsLongerThanAPitchKeepsEveryPitchWithinCudasLimit) {
     const std::size_t column_bytes = (std::size_t{300} << 20) * sizeof(double);
