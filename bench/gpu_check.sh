@@ -53,7 +53,8 @@
 #                                 machine without a GPU)
 #   GPU_CHECK_SIZES=1024,2048,4096,8192,16384     GPU_CHECK_DTYPES=s,d,z
 #   GPU_CHECK_REPS=5              timed calls per cell (after one warm-up call)
-#   GPU_CHECK_REUSE_CELLS=d:8192  GEMM cells measured again with unchanged inputs (gpushim)
+#   GPU_CHECK_REUSE_CELLS=d:8192  GEMM cells measured again with unchanged inputs (gpushim;
+#                                 empty: none)
 #   GPU_CHECK_FACTOR_SIZES=4096,8192    GPU_CHECK_FACTOR_EXTRA_SIZES=16384 (after all
 #                                 other cells, where time is left)
 #   GPU_CHECK_FACTOR_CELLS=solve:d,inv:d,cholesky:d,lu_factor:d,qr:d,eigh:d,svd:d,
@@ -98,7 +99,7 @@ export TEST_GPUSHIM_BACKEND=$backend  # the backend the test drivers use (tests/
 sizes=${GPU_CHECK_SIZES:-1024,2048,4096,8192,16384}
 dtypes=${GPU_CHECK_DTYPES:-s,d,z}
 reps=${GPU_CHECK_REPS:-5}
-reuse_cells=${GPU_CHECK_REUSE_CELLS:-d:8192}
+reuse_cells=${GPU_CHECK_REUSE_CELLS-d:8192}
 factor_sizes=${GPU_CHECK_FACTOR_SIZES:-4096,8192}
 factor_extra_sizes=${GPU_CHECK_FACTOR_EXTRA_SIZES-16384}
 factor_cells=${GPU_CHECK_FACTOR_CELLS:-solve:d,inv:d,cholesky:d,lu_factor:d,qr:d,eigh:d,svd:d,lstsq:d:2048,eig:d:1024/4096,eigh:s,svd:s}
@@ -306,10 +307,11 @@ declare -A factor_share=([factor_device]=17 [factor_openblas]=56 [factor_gpushim
 for s in "${factor_steps[@]}"; do factor_share[$s]=$(( factor_share[$s] * factor_seconds / 100 )); done
 # Step 6's columns, in the order they run, in percent of GPU_CHECK_FFT_SECONDS. FFTW takes
 # the most: with ESTIMATE plans on 16 cores, an estimated 10-20 GFLOP/s, so 512^3 takes
-# 1-2 s a transform; the device column is mostly PyTorch's import and cuFFT's start. The
+# 1-2 s a transform; the device column is mostly PyTorch's import and CUDA's start, several
+# seconds, hence its share: it runs first, so what it leaves goes to the others. The
 # gpushim column runs before FFTW, so that what it leaves goes to FFTW.
 fft_steps=(fft_device fft_gpushim fft_fftw fft_cufftw)
-declare -A fft_share=([fft_device]=14 [fft_gpushim]=26 [fft_fftw]=38 [fft_cufftw]=22)
+declare -A fft_share=([fft_device]=22 [fft_gpushim]=24 [fft_fftw]=36 [fft_cufftw]=18)
 for s in "${fft_steps[@]}"; do fft_share[$s]=$(( fft_share[$s] * fft_seconds / 100 )); done
 
 # fft_keep: the seconds step 6 keeps for itself while GEMM and step 5 run: its columns'

@@ -1,11 +1,14 @@
 """PyTorch's CUDA device played by the CPU: a rehearsal of the GPU check's device columns.
 
 On PYTHONPATH (PYTHONPATH=bench/torch_on_cpu), every Python that starts without LD_PRELOAD
-(the device columns of bench/gemm_compare.py, factor_compare.py and fft_device_limit.py
-run without the shim) imports torch and takes torch.device("cuda") for the CPU, with the
-torch.cuda calls those scripts make answered as a one-device machine would. Their code then
-runs, checks included, on a machine without a GPU: the numbers mean nothing, the records
-and tables are what a GPU run will write. Not for measurements; see docs/gpu-results.md.
+imports torch and takes torch.device("cuda") for the CPU, with the torch.cuda calls the
+device columns of bench/gemm_compare.py, factor_compare.py and fft_device_limit.py make
+answered as a one-device machine would. Their code then runs, checks included, on a
+machine without a GPU: the numbers mean nothing, the records and tables are what a GPU run
+will write. The other Pythons without the shim (the OpenBLAS columns, the tables) import
+torch too, its OpenMP runtime with it; torch.device becomes a function, so code that tests
+isinstance(x, torch.device) breaks. A rehearsal only, never a measurement; see
+docs/gpu-results.md.
 """
 import os
 
