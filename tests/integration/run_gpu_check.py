@@ -120,12 +120,18 @@ def check_factor(out: str) -> list[str]:
     for label in ("openblas", "gpushim"):
         problems += check_cells(f"factor {label}", records(jsonl, "factor", label), expected,
                                 lambda r: (r["op"], r["prec"], r["n"]))
+    infos = records(jsonl, "info", "gpushim")
+    # one process and report per report group (--split-report), so that the table can say
+    # which routines each operation ran on the device
+    groups = [info.get("group") for info in infos]
+    if "all" in groups or len({info.get("report") for info in infos}) != len(infos):
+        problems.append(f"factor gpushim: not one report per report group: groups {groups}")
     routines_by_report: dict[str, list[str]] = {}
-    for info in records(jsonl, "info", "gpushim"):
+    for info in infos:
         for cell in info.get("calls", {}):
             routines_by_report.setdefault(info["report"], []).extend(
                 cell.split(":")[1] + r for r in FACTOR_CELLS.get(cell, ()))
-    covered = {c for info in records(jsonl, "info", "gpushim") for c in info.get("calls", {})}
+    covered = {c for info in infos for c in info.get("calls", {})}
     problems += [f"factor gpushim: {c} in no report group" for c in FACTOR_CELLS
                  if c not in covered]
     for report, routines in sorted(routines_by_report.items()):
