@@ -211,6 +211,23 @@ int legacy_lwork(const char* api, int64_t rows, int64_t cols) {
     return to_int(api, 32 * (rows + cols) + 64);
 }
 
+// A generic (X*) routine's workspaces against what its query answered for these sizes.
+void require_generic_workspaces(const char* api, cusolverDnHandle_t handle, size_t element_bytes,
+                                int64_t rows, int64_t cols, const void* device, size_t device_bytes,
+                                const void* host, size_t host_bytes) {
+    const Workspace needed = generic_workspace(element_bytes, rows, cols);
+    cudasim::require_workspaces(api, handle->stream, device, device_bytes, needed.device, host,
+                                host_bytes, needed.host);
+}
+
+// A legacy routine's device workspace of lwork elements against its query's answer.
+void require_legacy_workspace(const char* api, cusolverDnHandle_t handle, size_t element_bytes,
+                              const void* work, int lwork, int64_t rows, int64_t cols) {
+    cudasim::require_workspaces(
+        api, handle->stream, work, static_cast<size_t>(std::max(lwork, 0)) * element_bytes,
+        static_cast<size_t>(legacy_lwork(api, rows, cols)) * element_bytes, nullptr, 0, 0);
+}
+
 void answer_workspace(const char* api, Workspace workspace, size_t* device, size_t* host) {
     cudasim::require_host(api, "workspaceInBytesOnDevice", device);
     cudasim::require_host(api, "workspaceInBytesOnHost", host);
@@ -246,9 +263,7 @@ cusolverStatus_t orgqr(const char* api, cusolverDnHandle_t handle, int m, int n,
     cudasim::require_device(api, "tau", tau, static_cast<size_t>(k) * p.bytes);
     require_info(api, info);
     if (cudasim::injected_fault()) return CUSOLVER_STATUS_EXECUTION_FAILED;
-    cudasim::require_workspaces(
-        api, handle->stream, work, static_cast<size_t>(std::max(lwork, 0)) * p.bytes,
-        static_cast<size_t>(legacy_lwork(api, int64_t{m} + k, n)) * p.bytes, nullptr, 0, 0);
+    require_legacy_workspace(api, handle, p.bytes, work, lwork, int64_t{m} + k, n);
     auto* const run = lapack<Orgqr>(p, "orgqr", "ungqr");
     cudasim::enqueue(handle->stream, [=] {
         int result = 0;
@@ -309,9 +324,7 @@ cusolverStatus_t ormqr(const char* api, cusolverDnHandle_t handle, cublasSideMod
     cudasim::require_device(api, "C", c, cudasim::matrix_bytes(m, n, ldc, p.bytes));
     require_info(api, info);
     if (cudasim::injected_fault()) return CUSOLVER_STATUS_EXECUTION_FAILED;
-    cudasim::require_workspaces(
-        api, handle->stream, work, static_cast<size_t>(std::max(lwork, 0)) * p.bytes,
-        static_cast<size_t>(legacy_lwork(api, int64_t{m} + k, n)) * p.bytes, nullptr, 0, 0);
+    require_legacy_workspace(api, handle, p.bytes, work, lwork, int64_t{m} + k, n);
     auto* const run = lapack<Ormqr>(p, "ormqr", "unmqr");
     cudasim::enqueue(handle->stream, [=] {
         int result = 0;
@@ -350,9 +363,7 @@ cusolverStatus_t potri(const char* api, cusolverDnHandle_t handle, cublasFillMod
     cudasim::require_device(api, "A", a, cudasim::matrix_bytes(n, n, lda, p.bytes));
     require_info(api, info);
     if (cudasim::injected_fault()) return CUSOLVER_STATUS_EXECUTION_FAILED;
-    cudasim::require_workspaces(
-        api, handle->stream, work, static_cast<size_t>(std::max(lwork, 0)) * p.bytes,
-        static_cast<size_t>(legacy_lwork(api, n, n)) * p.bytes, nullptr, 0, 0);
+    require_legacy_workspace(api, handle, p.bytes, work, lwork, n, n);
     auto* const run = lapack<Potrf>(p, "potri");
     cudasim::enqueue(handle->stream, [=] {
         int result = 0;
@@ -401,9 +412,8 @@ cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t handle, cusolverDnParams_t 
     }
     require_info(api, info);
     if (cudasim::injected_fault()) return CUSOLVER_STATUS_EXECUTION_FAILED;
-    const Workspace needed = generic_workspace(p.bytes, m, n);
-    cudasim::require_workspaces(api, handle->stream, bufferOnDevice, workspaceInBytesOnDevice,
-                                needed.device, bufferOnHost, workspaceInBytesOnHost, needed.host);
+    require_generic_workspaces(api, handle, p.bytes, m, n, bufferOnDevice, workspaceInBytesOnDevice,
+                               bufferOnHost, workspaceInBytesOnHost);
     auto* const run = lapack<Getrf>(p, "getrf");
     cudasim::enqueue(handle->stream, [=] {
         if (ipiv == nullptr) {
@@ -494,9 +504,8 @@ cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t handle, cusolverDnParams_t 
     cudasim::require_device(api, "A", A, cudasim::matrix_bytes(n, n, lda, p.bytes));
     require_info(api, info);
     if (cudasim::injected_fault()) return CUSOLVER_STATUS_EXECUTION_FAILED;
-    const Workspace needed = generic_workspace(p.bytes, n, n);
-    cudasim::require_workspaces(api, handle->stream, bufferOnDevice, workspaceInBytesOnDevice,
-                                needed.device, bufferOnHost, workspaceInBytesOnHost, needed.host);
+    require_generic_workspaces(api, handle, p.bytes, n, n, bufferOnDevice, workspaceInBytesOnDevice,
+                               bufferOnHost, workspaceInBytesOnHost);
     auto* const run = lapack<Potrf>(p, "potrf");
     cudasim::enqueue(handle->stream, [=] {
         int result = 0;
@@ -582,9 +591,8 @@ cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFillMode_t up
     cudasim::require_device(api, "A", A, cudasim::matrix_bytes(n, n, lda, p.bytes));
     require_info(api, devInfo);
     if (cudasim::injected_fault()) return CUSOLVER_STATUS_EXECUTION_FAILED;
-    const Workspace needed = generic_workspace(p.bytes, n, n);
-    cudasim::require_workspaces(api, handle->stream, bufferOnDevice, workspaceInBytesOnDevice,
-                                needed.device, bufferOnHost, workspaceInBytesOnHost, needed.host);
+    require_generic_workspaces(api, handle, p.bytes, n, n, bufferOnDevice, workspaceInBytesOnDevice,
+                               bufferOnHost, workspaceInBytesOnHost);
     auto* const run = lapack<Trtri>(p, "trtri");
     cudasim::enqueue(handle->stream, [=] {
         int result = 0;
@@ -629,9 +637,8 @@ cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDnParams_t 
     cudasim::require_device(api, "tau", tau, static_cast<size_t>(std::min(rows, cols)) * p.bytes);
     require_info(api, info);
     if (cudasim::injected_fault()) return CUSOLVER_STATUS_EXECUTION_FAILED;
-    const Workspace needed = generic_workspace(p.bytes, m, n);
-    cudasim::require_workspaces(api, handle->stream, bufferOnDevice, workspaceInBytesOnDevice,
-                                needed.device, bufferOnHost, workspaceInBytesOnHost, needed.host);
+    require_generic_workspaces(api, handle, p.bytes, m, n, bufferOnDevice, workspaceInBytesOnDevice,
+                               bufferOnHost, workspaceInBytesOnHost);
     auto* const run = lapack<Geqrf>(p, "geqrf");
     cudasim::enqueue(handle->stream, [=] {
         int result = 0;
