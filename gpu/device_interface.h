@@ -245,7 +245,9 @@ typedef struct {
     /* FFT plans: created once for a transform and executed many times, with whatever
      * workspace they need held by the plan until it is destroyed. fft_execute enqueues the
      * transform of `dev_in` into `dev_out` (packed as the description says) on `queue`;
-     * a plan may be executed on different queues, one execution at a time. A C2C plan also
+     * a plan may be executed on different queues, from one host thread at a time, each
+     * execution enqueued before the previous one has ended on the device: the plugin orders
+     * them there (they share the plan's work area). A C2C plan also
      * transforms in place, where `dev_out` is `dev_in` (both layouts are the same). */
     int (*fft_plan_create)(const gpushim_fft_desc* desc, gpushim_fft_plan* plan);
     int (*fft_execute)(gpushim_fft_plan plan, void* dev_in, void* dev_out, gpushim_queue queue);

@@ -4,8 +4,10 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 #include <vector>
 
+#include "dispatch/config.h"
 #include "dispatch/log.h"
 #include "gpu/backend.h"
 #include "gpu/host_copy_pool.h"
@@ -131,15 +133,59 @@ bool overlap(const FftOp& op) {
     return in_start + in.low < out_start + out.high && out_start + out.low < in_start + in.high;
 }
 
+// The number of transforms of the batch.
+int64_t transform_count(const FftProblem& problem) {
+    int64_t count = 1;
+    for (const FftDimension& d : problem.howmany) count *= d.n;
+    return count;
+}
+
+// Transforms per device execution: as many as hold about GPUSHIM_PANEL_BYTES of packed
+// input and of packed output, at least one.
+int64_t sub_batch(const FftProblem& problem) {
+    const int64_t transforms = transform_count(problem);
+    const auto one_transform = [&](bool input) {
+        return strided_array(problem, input, nullptr).bytes() / static_cast<uint64_t>(transforms);
+    };
+    const uint64_t largest =
+        std::max<uint64_t>(1, std::max(one_transform(true), one_transform(false)));
+    const uint64_t fitting = config().panel_bytes / largest;
+    return static_cast<int64_t>(
+        std::clamp<uint64_t>(fitting, 1, static_cast<uint64_t>(transforms)));
+}
+
+// The device plan of `desc`: a retired one, or a new one; nullptr when the device cannot
+// plan it.
+gpushim_fft_plan device_plan(const gpushim_device_plugin& plugin, const gpushim_fft_desc& desc) {
+    RetiredFftPlans& retired = retired_fft_plans(plugin);
+    if (gpushim_fft_plan plan = retired.adopt(desc)) return plan;
+    gpushim_fft_plan plan = nullptr;
+    int status = plugin.fft_plan_create(&desc, &plan);
+    if (status != 0) {
+        // The plan's work area is the device library's own allocation: memory the pool holds
+        // for later calls, retired plans or resident operands may be what it lacks.
+        device_pool(plugin).release_held();
+        status = plugin.fft_plan_create(&desc, &plan);
+    }
+    if (status != 0) {
+        log::write(log::Level::info, "the device cannot plan this FFT (%s); FFTW computes it",
+                   plugin.describe_error(status));
+        return nullptr;
+    }
+    return plan;
+}
+
 }  // namespace
 
 FftDeviceState::~FftDeviceState() {
-    // A state whose device plan could not be made holds nothing; any other was made by the
+    // A state whose device plans could not be made holds none; any other was made by the
     // loaded plugin.
-    if (plan_ == nullptr) return;
+    if (plan_ == nullptr && tail_plan_ == nullptr) return;
     const gpushim_device_plugin* plugin = backend();
     if (plugin == nullptr) return;  // a forked child: the parent's device is not ours
-    retired_fft_plans(*plugin).retire(desc_, plan_);
+    RetiredFftPlans& retired = retired_fft_plans(*plugin);
+    if (plan_ != nullptr) retired.retire(desc_, plan_);
+    if (tail_plan_ != nullptr) retired.retire(tail_desc_, tail_plan_);
 }
 
 std::unique_ptr<FftDeviceState> plan_fft_on_device(const FftProblem& problem) {
@@ -148,21 +194,21 @@ std::unique_ptr<FftDeviceState> plan_fft_on_device(const FftProblem& problem) {
     auto state = std::unique_ptr<FftDeviceState>(new (std::nothrow) FftDeviceState);
     if (state == nullptr) return nullptr;
     state->desc_ = device_description(problem);
-    RetiredFftPlans& retired = retired_fft_plans(*plugin);
-    state->plan_ = retired.adopt(state->desc_);
-    if (state->plan_ != nullptr) return state;
-    int status = plugin->fft_plan_create(&state->desc_, &state->plan_);
-    if (status != 0) {
-        // The plan's work area is the device library's own allocation: memory the pool holds
-        // for later calls, retired plans or resident operands may be what it lacks.
-        device_pool(*plugin).release_held();
-        status = plugin->fft_plan_create(&state->desc_, &state->plan_);
+    const int64_t transforms = state->desc_.howmany;
+    state->desc_.howmany = sub_batch(problem);
+    state->plan_ = device_plan(*plugin, state->desc_);
+    if (state->plan_ == nullptr) return nullptr;
+    if (transforms > state->desc_.howmany) {
+        log::write(log::Level::debug,
+                   "a batch of %lld FFTs runs in sub-batches of %lld (GPUSHIM_PANEL_BYTES)",
+                   static_cast<long long>(transforms),
+                   static_cast<long long>(state->desc_.howmany));
     }
-    if (status != 0) {
-        state->plan_ = nullptr;
-        log::write(log::Level::info, "the device cannot plan this FFT (%s); FFTW computes it",
-                   plugin->describe_error(status));
-        return nullptr;
+    if (const int64_t tail = transforms % state->desc_.howmany; tail != 0) {
+        state->tail_desc_ = state->desc_;
+        state->tail_desc_.howmany = tail;
+        state->tail_plan_ = device_plan(*plugin, state->tail_desc_);
+        if (state->tail_plan_ == nullptr) return nullptr;  // plan_ is retired with the state
     }
     return state;
 }
@@ -176,20 +222,52 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
     const std::lock_guard lock(state.mutex_);
     const StridedArray input = strided_array(*op.problem, true, op.in);
     const StridedArray output = strided_array(*op.problem, false, op.out);
+    const int64_t transforms = transform_count(*op.problem);
+    const int64_t batch = state.desc_.howmany;
+    const std::size_t input_each = input.bytes() / static_cast<std::size_t>(transforms);
+    const std::size_t output_each = output.bytes() / static_cast<std::size_t>(transforms);
+    const std::size_t batch_input = input_each * static_cast<std::size_t>(batch);
+    const std::size_t batch_output = output_each * static_cast<std::size_t>(batch);
+
     // The device arrays of this execution, from the pool: a plan holds none between its
     // executions, which reuse the pool's blocks. A complex transform runs in place on the
     // device, in half the memory; a real one's input and output have different layouts.
+    // Sub-batches take turns in two slots, or in one where the device has no room for two.
     const bool one_device_array = op.problem->kind == FftKind::c2c;
-    const std::size_t output_array_bytes = one_device_array ? 0 : output.bytes();
-    const DeviceBuffers<2> arrays(device_pool(*plugin), {input.bytes(), output_array_bytes});
-    if (!arrays.ok()) {
+    const std::size_t output_array_bytes = one_device_array ? 0 : batch_output;
+    std::optional<DeviceBuffers<4>> arrays;
+    int slots = transforms > batch ? 2 : 1;
+    for (; slots > 0; --slots) {
+        const bool second = slots == 2;
+        const std::size_t sizes[4] = {batch_input, output_array_bytes, second ? batch_input : 0,
+                                      second ? output_array_bytes : 0};
+        arrays.emplace(device_pool(*plugin), sizes);
+        if (arrays->ok()) break;
+        arrays.reset();
+    }
+    if (!arrays) {
         log::write(log::Level::info,
                    "an FFT of %.1f MB does not fit in device memory; computing on the CPU",
-                   static_cast<double>(input.bytes() + output_array_bytes) * 1e-6);
+                   static_cast<double>(batch_input + output_array_bytes) * 1e-6);
         return Outcome::unavailable;
     }
-    void* const device_input = arrays.part(0);
-    void* const device_output = one_device_array ? device_input : arrays.part(1);
+    const auto device_input = [&](int slot) { return arrays->part(2 * slot); };
+    const auto device_output = [&](int slot) {
+        return one_device_array ? arrays->part(2 * slot) : arrays->part(2 * slot + 1);
+    };
+    // Every sub-batch but the last is downloaded into its slot's pinned result buffer, and
+    // scattered while the next one is uploaded; the last through the chunk buffers.
+    if (transforms > batch) {
+        for (int slot = 0; slot < slots; ++slot) {
+            if (!context->reserve_result(*plugin, slot, batch_output)) {
+                log::write(log::Level::info,
+                           "no pinned memory for an FFT's sub-batches of %.1f MB; computing on "
+                           "the CPU",
+                           static_cast<double>(batch_output) * 1e-6);
+                return Outcome::unavailable;
+            }
+        }
+    }
 
     // An in-place transform's output overwrites its input: it is written only once all of
     // it is on the host (in memory of this call's, not a pinned buffer kept for the next),
@@ -205,34 +283,76 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
             return Outcome::unavailable;
         }
     }
+    // Writes the packed output bytes [offset, offset + bytes), received in `packed`.
+    const auto scatter = [&](const std::byte* packed, std::size_t offset, std::size_t bytes) {
+        if (in_place) {
+            parallel_memcpy(whole_output.get() + offset, packed, bytes);
+        } else {
+            copy_packed<false>(output, const_cast<std::byte*>(packed), offset / output.element,
+                               bytes / output.element);
+        }
+    };
+
+    // A sub-batch downloaded into its slot's result buffer, not yet scattered.
+    struct Received {
+        int slot;
+        std::size_t offset, bytes;
+    };
+    std::optional<Received> received;
+    const auto scatter_received = [&]() -> int {
+        if (const int status = plugin->event_synchronize(context->panel_done[received->slot]))
+            return status;
+        scatter(static_cast<const std::byte*>(context->result[received->slot]), received->offset,
+                received->bytes);
+        received.reset();
+        return 0;
+    };
 
     Staging staging(*plugin, *context, transfers);
     const char* step = "FFT upload";
-    int status = staging.upload_packed(
-        device_input, input.bytes(),
-        [&](std::byte* staging_chunk, std::size_t offset, std::size_t bytes) {
-            copy_packed<true>(input, staging_chunk, offset / input.element, bytes / input.element);
-            drop_imaginary_parts_fftw_ignores(*op.problem, input, staging_chunk,
-                                              offset / input.element, bytes / input.element);
-        },
-        0);
-    if (status == 0) {
-        step = "FFT";
-        status = plugin->fft_execute(state.plan_, device_input, device_output, context->queue[0]);
-    }
-    if (status == 0) {
-        step = "FFT download";
-        status = staging.download_packed(
-            device_output, output.bytes(),
-            [&](const std::byte* staging_chunk, std::size_t offset, std::size_t bytes) {
-                if (in_place) {
-                    parallel_memcpy(whole_output.get() + offset, staging_chunk, bytes);
-                } else {
-                    copy_packed<false>(output, const_cast<std::byte*>(staging_chunk),
-                                       offset / output.element, bytes / output.element);
-                }
+    int status = 0;
+    for (int64_t first = 0; status == 0 && first < transforms; first += batch) {
+        const int64_t count = std::min(batch, transforms - first);
+        const int slot = static_cast<int>(first / batch % slots);
+        const std::size_t input_offset = static_cast<std::size_t>(first) * input_each;
+        const std::size_t output_offset = static_cast<std::size_t>(first) * output_each;
+        const std::size_t output_bytes = static_cast<std::size_t>(count) * output_each;
+        step = "FFT upload";
+        status = staging.upload_packed(
+            device_input(slot), static_cast<std::size_t>(count) * input_each,
+            [&](std::byte* staging_chunk, std::size_t offset, std::size_t bytes) {
+                const uint64_t element = (input_offset + offset) / input.element;
+                copy_packed<true>(input, staging_chunk, element, bytes / input.element);
+                drop_imaginary_parts_fftw_ignores(*op.problem, input, staging_chunk, element,
+                                                  bytes / input.element);
             },
-            0);
+            slot);
+        if (status != 0) break;
+        step = "FFT";
+        status = plugin->fft_execute(count == batch ? state.plan_ : state.tail_plan_,
+                                     device_input(slot), device_output(slot), context->queue[slot]);
+        if (status != 0) break;
+        step = "FFT download";
+        // One slot: its result buffer must be scattered before it receives again.
+        if (received && received->slot == slot) status = scatter_received();
+        if (status != 0) break;
+        if (first + count == transforms) {
+            if (received) status = scatter_received();
+            if (status != 0) break;
+            status = staging.download_packed(
+                device_output(slot), output_bytes,
+                [&](const std::byte* staging_chunk, std::size_t offset, std::size_t bytes) {
+                    scatter(staging_chunk, output_offset + offset, bytes);
+                },
+                slot);
+        } else {
+            status = staging.download(device_output(slot), 0, output_bytes, 1, slot);
+            if (status == 0)
+                status = plugin->event_record(context->panel_done[slot], context->queue[slot]);
+            // The previous sub-batch is scattered while this one is downloaded.
+            if (status == 0 && received) status = scatter_received();
+            if (status == 0) received = Received{slot, output_offset, output_bytes};
+        }
     }
     status = staging.finish(status, step);
     if (status != 0) {

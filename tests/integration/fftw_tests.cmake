@@ -3,9 +3,10 @@
 # shim, GPUSHIM_FAIL_EVERY and GPUSHIM_SYSTEM_PYTHON it uses. Each client checks its results
 # against FFTW or numpy.fft; run_fftw.py then reads the report (see its docstring):
 #
-#   fftw_matrix_relinked[_faults,_small_device]  fftw_matrix.c, linked -lgpushim -lfftw3
-#                                  -lfftw3f: every planner form of fftw3.h in both precisions
-#                                  vs FFTW itself
+#   fftw_matrix_relinked[_faults,_small_device,_sub_batches[_faults]]  fftw_matrix.c,
+#                                  linked -lgpushim -lfftw3 -lfftw3f: every planner form of
+#                                  fftw3.h in both precisions vs FFTW itself (sub_batches: its
+#                                  batches computed in sub-batches, tails included)
 #   fftw_wisdom_relinked           fftw_wisdom.c: FFTW's wisdom of the transforms the shim
 #                                  planned for the device without FFTW's search, in the
 #                                  process and exported to one without the shim
@@ -46,6 +47,21 @@ if(GPUSHIM_FFTW_INCLUDE_DIR AND GPUSHIM_FFTW3_LIBRARY AND GPUSHIM_FFTW3F_LIBRARY
     COMMAND ${here}/run_fftw.py --shim ${shim} --gpu ${fftw_offloaded} --cpu ${fftw_on_cpu}
             --fail-every ${GPUSHIM_FAIL_EVERY} --fallbacks ${fftw_offloaded}
             -- $<TARGET_FILE:gpushim_fftw_matrix>)
+  # GPUSHIM_PANEL_BYTES=3000: the program's batches computed in sub-batches, of one transform
+  # where a transform has more than 1500 bytes (100 complex doubles), else of several and a
+  # smaller tail (5 transforms of 81 complex floats: 4 + 1).
+  foreach(variant IN ITEMS "" _faults)
+    set(labels fftw relink sub_batches)
+    set(faults_arguments)
+    if(variant STREQUAL "_faults")
+      list(APPEND labels faults)
+      set(faults_arguments --fail-every ${GPUSHIM_FAIL_EVERY} --fallbacks ${fftw_offloaded})
+    endif()
+    gpushim_integration_test(NAME fftw_matrix_relinked_sub_batches${variant}
+      LABELS "${labels}" TIMEOUT 300
+      COMMAND ${here}/run_fftw.py --shim ${shim} --panel-bytes 3000 --gpu ${fftw_offloaded}
+              ${faults_arguments} -- $<TARGET_FILE:gpushim_fftw_matrix>)
+  endforeach()
   # 70000 bytes of device memory: an execution needs its input and output there (one array
   # for c2c) in one block of 64 KiB or more (the pool's granule): the transforms of more data
   # (c2c of 4099 points in double) do not fit and run on FFTW (not a device failure), the

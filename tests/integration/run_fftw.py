@@ -3,7 +3,8 @@
 
   run_fftw.py --shim build/libgpushim.so [--preload] [--fail-every 7] --gpu R,R,...
               [--cpu R,R,...] [--fallbacks R,R,...]
-              [--device-memory BYTES --partly-on-cpu R,R,...] -- PROGRAM ARGS...
+              [--device-memory BYTES --partly-on-cpu R,R,...] [--panel-bytes BYTES]
+              -- PROGRAM ARGS...
 
 Runs PROGRAM as run_program.py does (linked against the shim, or with --preload under
 LD_PRELOAD; GPUSHIM_BACKEND the backend under test, GPUSHIM_THRESHOLD=0, GPUSHIM_REPORT in a
@@ -19,6 +20,8 @@ report, summed over its processes, shows:
   --device-memory  the hostsim device holds this many bytes: transforms whose arrays do not
                fit run on FFTW (not a device failure); --partly-on-cpu: these routines
                together completed calls on the device and ran others on FFTW.
+  --panel-bytes  GPUSHIM_PANEL_BYTES: batches larger than this many bytes are computed in
+               sub-batches (a small value splits the program's batches, tails included).
 Without --fail-every no execution may fall back (shimtest.check_report): hostsim, for one,
 rejects a C2R input that is not Hermitian.
 """
@@ -49,6 +52,7 @@ def main() -> int:
     ap.add_argument("--fallbacks", type=names, default=[])
     ap.add_argument("--device-memory", type=int, default=0)
     ap.add_argument("--partly-on-cpu", type=names, default=[])
+    ap.add_argument("--panel-bytes", type=int, default=0)
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     cmd = st.program_command(args.cmd)
@@ -57,9 +61,11 @@ def main() -> int:
         st.require_fault_injection()
 
     with st.tempdir("fftw_") as tmp:
-        memory = {"GPUSHIM_HOSTSIM_MEMORY": str(args.device_memory)} if args.device_memory else {}
+        extra = {"GPUSHIM_HOSTSIM_MEMORY": str(args.device_memory)} if args.device_memory else {}
+        if args.panel_bytes:
+            extra["GPUSHIM_PANEL_BYTES"] = str(args.panel_bytes)
         env = st.make_env(shim, tmp, preload=args.preload, fail_every=args.fail_every,
-                          extra=memory)
+                          extra=extra)
         # cmd[-1]: the script, where PROGRAM is an interpreter (pyfftw_check.py)
         problems = st.run_checking_program(cmd, env, tmp, name=os.path.basename(cmd[-1]))
         problems += st.check_reports(tmp, gpu=args.gpu, faults=args.fail_every > 0)

@@ -1,6 +1,7 @@
 // The device arrays of an FFT execution: a complex transform runs in place on the device, in
 // one array of its data; a real one needs one for its input and one for its output; a plan
-// holds none between its executions.
+// holds none between its executions; a batch larger than GPUSHIM_PANEL_BYTES runs in
+// sub-batches, in two device slots or, where only one fits, in one.
 #include "gpu/fft_executor.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <complex>
 #include <numbers>
+#include <string>
 #include <vector>
 
 #include "gpu/device_memory_pool.h"
@@ -110,6 +112,171 @@ TEST(FftExecutorDeathTest, ARealTransformNeedsItsInputAndOutputOnTheDevice) {
                           Outcome::unavailable);
                 EXPECT_EQ(transfers.bytes_to_device, 0u);
             }),
+        testing::ExitedWithCode(0), "");
+}
+
+// ---- batches in sub-batches ------------------------------------------------------------
+
+constexpr int64_t kBatchPoints = 4096;  // 64 KiB of complex doubles: the pool's small granule
+constexpr int64_t kTransforms = 7;      // sub-batches of two: 2 + 2 + 2 + 1
+constexpr std::size_t kTransformBytes = kBatchPoints * sizeof(std::complex<double>);
+const testing_support::Settings kSubBatchesOfTwo{
+    {"GPUSHIM_PANEL_BYTES", std::to_string(2 * kTransformBytes)}};
+
+// A batch of kTransforms complex transforms of kBatchPoints: transform t at element
+// t * distance, its points `stride` apart.
+FftProblem complex_batch(int64_t stride, int64_t distance) {
+    FftProblem problem;
+    problem.kind = FftKind::c2c;
+    problem.sign = -1;
+    problem.described = true;
+    problem.dims = {{kBatchPoints, stride, stride}};
+    problem.howmany = {{kTransforms, distance, distance}};
+    return problem;
+}
+
+// Transform t is a wave of frequency t + 1: its forward transform is kBatchPoints there, zero
+// elsewhere.
+std::vector<std::complex<double>> waves(int64_t stride, int64_t distance) {
+    std::vector<std::complex<double>> data(kBatchPoints * kTransforms);
+    for (int64_t t = 0; t < kTransforms; ++t) {
+        for (int64_t j = 0; j < kBatchPoints; ++j)
+            data[t * distance + j * stride] =
+                std::polar(1.0, 2 * std::numbers::pi * static_cast<double>((t + 1) * j) /
+                                    static_cast<double>(kBatchPoints));
+    }
+    return data;
+}
+
+void expect_wave_spectra(const std::vector<std::complex<double>>& out, int64_t stride,
+                         int64_t distance) {
+    const double bound = 16 * std::log2(static_cast<double>(kBatchPoints)) *
+                         std::numeric_limits<double>::epsilon() * static_cast<double>(kBatchPoints);
+    for (int64_t t = 0; t < kTransforms; ++t) {
+        for (int64_t k = 0; k < kBatchPoints; ++k) {
+            const double want = k == t + 1 ? static_cast<double>(kBatchPoints) : 0.0;
+            ASSERT_LE(std::abs(out[t * distance + k * stride] - want), bound)
+                << "transform " << t << ", k = " << k;
+        }
+    }
+}
+
+// Executes the packed batch out of place; the outcome, with the result checked when the
+// device completed it and each byte counted once each way.
+Outcome transform_packed_waves() {
+    std::vector<std::complex<double>> in = waves(1, kBatchPoints);
+    std::vector<std::complex<double>> out(in.size());
+    const FftProblem problem = complex_batch(1, kBatchPoints);
+    std::unique_ptr<FftDeviceState> state = plan_fft_on_device(problem);
+    EXPECT_NE(state, nullptr);
+    if (state == nullptr) return Outcome::unavailable;
+    Transfers transfers;
+    const Outcome outcome = execute_fft(FftOp{&problem, in.data(), out.data()}, *state, transfers);
+    if (outcome == Outcome::completed) {
+        expect_wave_spectra(out, 1, kBatchPoints);
+        EXPECT_EQ(transfers.bytes_to_device, kTransforms * kTransformBytes);
+        EXPECT_EQ(transfers.bytes_to_host, kTransforms * kTransformBytes);
+    }
+    return outcome;
+}
+
+// Room for two sub-batches of two transforms, not for the seven at once.
+constexpr std::size_t kRoomForTwoSubBatches = 5 * kTransformBytes;
+
+TEST(FftExecutorDeathTest, ABatchTheDeviceCannotHoldRunsInSubBatches) {
+    EXPECT_EXIT(
+        testing_support::on_host_simulated_device(
+            kRoomForTwoSubBatches, [] { EXPECT_EQ(transform_packed_waves(), Outcome::completed); },
+            kSubBatchesOfTwo),
+        testing::ExitedWithCode(0), "");
+    // Whole (GPUSHIM_PANEL_BYTES's default, 64 MiB, holds the batch), it does not fit.
+    EXPECT_EXIT(testing_support::on_host_simulated_device(
+                    kRoomForTwoSubBatches,
+                    [] { EXPECT_EQ(transform_packed_waves(), Outcome::unavailable); }),
+                testing::ExitedWithCode(0), "");
+}
+
+TEST(FftExecutorDeathTest, WhereOneSubBatchFitsTheyTakeTurnsInIt) {
+    EXPECT_EXIT(
+        testing_support::on_host_simulated_device(
+            3 * kTransformBytes, [] { EXPECT_EQ(transform_packed_waves(), Outcome::completed); },
+            kSubBatchesOfTwo),
+        testing::ExitedWithCode(0), "");
+}
+
+// In place, the transforms interleaved (point j of transform t at j * kTransforms + t): each
+// sub-batch's input is spread over the whole array, under every other sub-batch's output.
+TEST(FftExecutorDeathTest, AnInterleavedBatchInPlaceIsWrittenOnceAllSubBatchesAreBack) {
+    const auto transform_in_place = [](Outcome expected) {
+        std::vector<std::complex<double>> data = waves(kTransforms, 1);
+        const std::vector<std::complex<double>> input = data;
+        const FftProblem problem = complex_batch(kTransforms, 1);
+        std::unique_ptr<FftDeviceState> state = plan_fft_on_device(problem);
+        ASSERT_NE(state, nullptr);
+        Transfers transfers;
+        ASSERT_EQ(execute_fft(FftOp{&problem, data.data(), data.data()}, *state, transfers),
+                  expected);
+        if (expected == Outcome::completed) {
+            expect_wave_spectra(data, kTransforms, 1);
+        } else {
+            EXPECT_EQ(data, input);  // for the CPU to transform
+        }
+    };
+    EXPECT_EXIT(testing_support::on_host_simulated_device(
+                    kRoomForTwoSubBatches, [&] { transform_in_place(Outcome::completed); },
+                    kSubBatchesOfTwo),
+                testing::ExitedWithCode(0), "");
+    // The device's 9th operation fails: the third sub-batch's transform, after the first two
+    // sub-batches have come back (an allocation, then an upload, a transform and a download
+    // each).
+    testing_support::Settings failing = kSubBatchesOfTwo;
+    failing.emplace_back("GPUSHIM_HOSTSIM_FAIL_EVERY", "9");
+    EXPECT_EXIT(testing_support::on_host_simulated_device(
+                    kRoomForTwoSubBatches, [&] { transform_in_place(Outcome::failed); }, failing),
+                testing::ExitedWithCode(0), "");
+}
+
+// Real transforms interleaved, out of place: two arrays per slot, each side's own layout.
+TEST(FftExecutorDeathTest, RealTransformsRunInSubBatchesInTheirOwnLayouts) {
+    EXPECT_EXIT(
+        testing_support::on_host_simulated_device(
+            std::size_t{16} << 20,
+            [] {
+                constexpr int64_t n = 2 * kBatchPoints;  // reals per transform
+                constexpr int64_t half = n / 2 + 1;
+                // Transform t: cos(2 pi (t + 1) j / n), whose half spectrum is n / 2 at t + 1.
+                std::vector<double> in(n * kTransforms);
+                for (int64_t t = 0; t < kTransforms; ++t)
+                    for (int64_t j = 0; j < n; ++j)
+                        in[j * kTransforms + t] =
+                            std::cos(2 * std::numbers::pi * static_cast<double>((t + 1) * j) /
+                                     static_cast<double>(n));
+                std::vector<std::complex<double>> out(half * kTransforms);
+                FftProblem problem;
+                problem.kind = FftKind::r2c;
+                problem.described = true;
+                problem.dims = {{n, kTransforms, kTransforms}};
+                problem.howmany = {{kTransforms, 1, 1}};
+                std::unique_ptr<FftDeviceState> state = plan_fft_on_device(problem);
+                ASSERT_NE(state, nullptr);
+                Transfers transfers;
+                ASSERT_EQ(execute_fft(FftOp{&problem, in.data(), out.data()}, *state, transfers),
+                          Outcome::completed);
+                const double bound = 16 * std::log2(static_cast<double>(n)) *
+                                     std::numeric_limits<double>::epsilon() *
+                                     static_cast<double>(n);
+                for (int64_t t = 0; t < kTransforms; ++t) {
+                    for (int64_t k = 0; k < half; ++k) {
+                        const double want = k == t + 1 ? static_cast<double>(n) / 2 : 0.0;
+                        ASSERT_LE(std::abs(out[k * kTransforms + t] - want), bound)
+                            << "transform " << t << ", k = " << k;
+                    }
+                }
+                EXPECT_EQ(transfers.bytes_to_device, in.size() * sizeof(double));
+                EXPECT_EQ(transfers.bytes_to_host, out.size() * sizeof(std::complex<double>));
+            },
+            // The half spectrum's 4097 complex numbers are the larger side: two per sub-batch.
+            {{"GPUSHIM_PANEL_BYTES", std::to_string(2 * (kBatchPoints + 1) * 16)}}),
         testing::ExitedWithCode(0), "");
 }
 
