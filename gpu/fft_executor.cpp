@@ -141,7 +141,7 @@ int64_t transform_count(const FftProblem& problem) {
 }
 
 // Transforms per device execution: as many as hold about GPUSHIM_PANEL_BYTES of packed
-// input and of packed output, at least one.
+// input and of packed output.
 int64_t sub_batch(const FftProblem& problem) {
     const int64_t transforms = transform_count(problem);
     const auto one_transform = [&](bool input) {
@@ -149,6 +149,9 @@ int64_t sub_batch(const FftProblem& problem) {
     };
     const uint64_t largest =
         std::max<uint64_t>(1, std::max(one_transform(true), one_transform(false)));
+    // A transform larger than a panel is not split from the others: its sub-batches would
+    // each pin result buffers of its size.
+    if (largest > config().panel_bytes) return transforms;
     const uint64_t fitting = config().panel_bytes / largest;
     return static_cast<int64_t>(
         std::clamp<uint64_t>(fitting, 1, static_cast<uint64_t>(transforms)));
@@ -224,6 +227,7 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
     const StridedArray output = strided_array(*op.problem, false, op.out);
     const int64_t transforms = transform_count(*op.problem);
     const int64_t batch = state.desc_.howmany;
+    const bool split = transforms > batch;
     const std::size_t input_each = input.bytes() / static_cast<std::size_t>(transforms);
     const std::size_t output_each = output.bytes() / static_cast<std::size_t>(transforms);
     const std::size_t batch_input = input_each * static_cast<std::size_t>(batch);
@@ -232,11 +236,12 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
     // The device arrays of this execution, from the pool: a plan holds none between its
     // executions, which reuse the pool's blocks. A complex transform runs in place on the
     // device, in half the memory; a real one's input and output have different layouts.
-    // Sub-batches take turns in two slots, or in one where the device has no room for two.
+    // Sub-batches take turns in two slots, or in one where the device has no room for two
+    // (remembered: asking for two again would empty the pool's cache on every execution).
     const bool one_device_array = op.problem->kind == FftKind::c2c;
     const std::size_t output_array_bytes = one_device_array ? 0 : batch_output;
     std::optional<DeviceBuffers<4>> arrays;
-    int slots = transforms > batch ? 2 : 1;
+    int slots = split ? state.slots_that_fit_ : 1;
     for (; slots > 0; --slots) {
         const bool second = slots == 2;
         const std::size_t sizes[4] = {batch_input, output_array_bytes, second ? batch_input : 0,
@@ -251,42 +256,50 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
                    static_cast<double>(batch_input + output_array_bytes) * 1e-6);
         return Outcome::unavailable;
     }
+    if (split) state.slots_that_fit_ = slots;
     const auto device_input = [&](int slot) { return arrays->part(2 * slot); };
     const auto device_output = [&](int slot) {
         return one_device_array ? arrays->part(2 * slot) : arrays->part(2 * slot + 1);
     };
-    // Every sub-batch but the last is downloaded into its slot's pinned result buffer, and
-    // scattered while the next one is uploaded; the last through the chunk buffers.
-    if (transforms > batch) {
-        for (int slot = 0; slot < slots; ++slot) {
-            if (!context->reserve_result(*plugin, slot, batch_output)) {
-                log::write(log::Level::info,
-                           "no pinned memory for an FFT's sub-batches of %.1f MB; computing on "
-                           "the CPU",
-                           static_cast<double>(batch_output) * 1e-6);
-                return Outcome::unavailable;
-            }
-        }
-    }
 
-    // An in-place transform's output overwrites its input: it is written only once all of
-    // it is on the host (in memory of this call's, not a pinned buffer kept for the next),
-    // so that a failure leaves the input for the CPU to transform.
+    // Where the output goes from the device:
+    //   whole   an in-place transform's output overwrites its input: it is written only once
+    //           all of it is on the host, so that a failure leaves the input for the CPU to
+    //           transform. All of it is downloaded into the pinned result buffer (kept for
+    //           the next execution: fresh memory of this size would cost its page faults
+    //           on every execution), or, where that much cannot be pinned, through the
+    //           chunk buffers into memory of this call's;
+    //   slots   sub-batches into their slot's pinned result buffer, each scattered while
+    //           the next one is uploaded;
+    //   chunks  through the chunk buffers, each scattered while the next one is downloaded.
     const bool in_place = overlap(op);
-    std::unique_ptr<std::byte[]> whole_output;
+    std::byte* whole_output = nullptr;
+    std::unique_ptr<std::byte[]> whole_output_memory;
+    bool whole_pinned = false;
+    bool slot_buffers = false;
     if (in_place) {
-        whole_output.reset(new (std::nothrow) std::byte[output.bytes()]);
+        whole_pinned = context->reserve_result(*plugin, 0, output.bytes());
+        if (whole_pinned) {
+            whole_output = static_cast<std::byte*>(context->result[0]);
+        } else {
+            whole_output_memory.reset(new (std::nothrow) std::byte[output.bytes()]);
+            whole_output = whole_output_memory.get();
+        }
         if (whole_output == nullptr) {
             log::write(log::Level::info,
                        "no host memory to receive an in-place FFT of %.1f MB; computing on the CPU",
                        static_cast<double>(output.bytes()) * 1e-6);
             return Outcome::unavailable;
         }
+    } else if (split) {
+        slot_buffers = true;
+        for (int slot = 0; slot < slots; ++slot)
+            slot_buffers = slot_buffers && context->reserve_result(*plugin, slot, batch_output);
     }
     // Writes the packed output bytes [offset, offset + bytes), received in `packed`.
     const auto scatter = [&](const std::byte* packed, std::size_t offset, std::size_t bytes) {
         if (in_place) {
-            parallel_memcpy(whole_output.get() + offset, packed, bytes);
+            parallel_memcpy(whole_output + offset, packed, bytes);
         } else {
             copy_packed<false>(output, const_cast<std::byte*>(packed), offset / output.element,
                                bytes / output.element);
@@ -333,33 +346,35 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
                                      device_input(slot), device_output(slot), context->queue[slot]);
         if (status != 0) break;
         step = "FFT download";
-        // One slot: its result buffer must be scattered before it receives again.
-        if (received && received->slot == slot) status = scatter_received();
-        if (status != 0) break;
-        if (first + count == transforms) {
-            if (received) status = scatter_received();
-            if (status != 0) break;
+        if (whole_pinned) {
+            status = staging.download_to(whole_output + output_offset, device_output(slot),
+                                         output_bytes, 1, slot);
+        } else if (slot_buffers) {
+            // One slot: its result buffer must be scattered before it receives again.
+            if (received && received->slot == slot) status = scatter_received();
+            if (status == 0)
+                status = staging.download(device_output(slot), 0, output_bytes, 1, slot);
+            if (status == 0)
+                status = plugin->event_record(context->panel_done[slot], context->queue[slot]);
+            // The previous sub-batch is scattered while this one is downloaded.
+            if (status == 0 && received) status = scatter_received();
+            if (status == 0) received = Received{slot, output_offset, output_bytes};
+        } else {
             status = staging.download_packed(
                 device_output(slot), output_bytes,
                 [&](const std::byte* staging_chunk, std::size_t offset, std::size_t bytes) {
                     scatter(staging_chunk, output_offset + offset, bytes);
                 },
                 slot);
-        } else {
-            status = staging.download(device_output(slot), 0, output_bytes, 1, slot);
-            if (status == 0)
-                status = plugin->event_record(context->panel_done[slot], context->queue[slot]);
-            // The previous sub-batch is scattered while this one is downloaded.
-            if (status == 0 && received) status = scatter_received();
-            if (status == 0) received = Received{slot, output_offset, output_bytes};
         }
     }
+    if (status == 0 && received) status = scatter_received();
     status = staging.finish(status, step);
     if (status != 0) {
         report_failure(*plugin, step, status);
         return Outcome::failed;
     }
-    if (in_place) copy_packed<false>(output, whole_output.get(), 0, output.count());
+    if (in_place) copy_packed<false>(output, whole_output, 0, output.count());
     return Outcome::completed;
 }
 

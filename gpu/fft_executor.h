@@ -8,12 +8,12 @@
 // gathers the input from the caller's strided layout into packed pinned chunks, uploads
 // them, runs the plugin's transform, and scatters the output into the caller's layout.
 //
-// A batch whose packed input or output is larger than GPUSHIM_PANEL_BYTES is computed in
-// sub-batches of about that many bytes, by a device plan of one sub-batch (and one of the
-// smaller last sub-batch, when the batch is not a multiple): in two device slots, on the
-// context's two queues, so that the download of one sub-batch overlaps the upload of the
-// next, and the device holds two sub-batches, not the whole batch (one, when it has no room
-// for two).
+// A batch whose packed input or output is larger than GPUSHIM_PANEL_BYTES, of transforms
+// smaller than that, is computed in sub-batches of about that many bytes, by a device plan of one
+// sub-batch (and one of the smaller last sub-batch, when the batch is not a multiple): in two
+// device slots, on the context's two queues, so that the download of one sub-batch overlaps the
+// upload of the next, and the device holds two sub-batches, not the whole batch (one, when it has
+// no room for two).
 #pragma once
 
 #include <memory>
@@ -44,6 +44,7 @@ class FftDeviceState {
     gpushim_fft_plan plan_ = nullptr;
     gpushim_fft_desc tail_desc_{};  // the last sub-batch, when smaller than the others
     gpushim_fft_plan tail_plan_ = nullptr;
+    int slots_that_fit_ = 2;  // device slots for sub-batches: 1 once two did not fit
 };
 
 // The device plan of a problem that suits the device; nullptr when no device is usable or

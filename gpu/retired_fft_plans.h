@@ -19,7 +19,7 @@ namespace gpushim::gpu {
 
 class RetiredFftPlans {
   public:
-    static constexpr std::size_t kCapacity = 8;
+    static constexpr std::size_t kCapacity = 16;  // a batch in sub-batches retires two
 
     explicit RetiredFftPlans(const gpushim_device_plugin& plugin) : plugin_(plugin) {}
     RetiredFftPlans(const RetiredFftPlans&) = delete;

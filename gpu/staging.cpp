@@ -96,11 +96,10 @@ Fingerprint Staging::pack_chunk(std::byte* staging, const Matrix& m, std::size_t
     return chunk.finish();
 }
 
-int Staging::download(const void* device, std::size_t offset, std::size_t row_bytes,
-                      std::size_t rows, int q) {
+int Staging::download_to(std::byte* target, const void* device, std::size_t row_bytes,
+                         std::size_t rows, int q) {
     if (row_bytes == 0 || rows == 0) return 0;
     transfers_.bytes_to_host += row_bytes * rows;
-    auto* target = static_cast<std::byte*>(context_.result[q]) + offset;
     if (row_bytes <= kMaxPitchBytes) {
         return plugin_.copy_to_host_2d(target, row_bytes, device, row_bytes, row_bytes, rows,
                                        context_.queue[q]);

@@ -62,7 +62,14 @@ class Staging {
     // Copies `rows` rows of `row_bytes` of packed device memory to result[q] + offset, packed;
     // rows longer than kMaxPitchBytes in pieces within it.
     int download(const void* device, std::size_t offset, std::size_t row_bytes, std::size_t rows,
-                 int q);
+                 int q) {
+        return download_to(static_cast<std::byte*>(context_.result[q]) + offset, device, row_bytes,
+                           rows, q);
+    }
+
+    // The same, to `pinned` (pinned host memory of the caller's) instead of result[q].
+    int download_to(std::byte* pinned, const void* device, std::size_t row_bytes, std::size_t rows,
+                    int q);
 
     // Copies a packed device matrix to the start of result[q].
     int download(const void* device, const Matrix& m, int q) {

@@ -4,6 +4,7 @@
 // resolves (each LAPACK kind on the routine of the same name), FFT plans are FFTW plans of the
 // CPU's FFTW (resolved by the host too; nothing links it), and every N-th device operation
 // fails on request (GPUSHIM_HOSTSIM_FAIL_EVERY; FFT executions count, FFT plans do not);
+// GPUSHIM_HOSTSIM_PINNED_MEMORY caps the pinned host memory it hands out;
 // GPUSHIM_HOSTSIM_INIT_MS makes initialisation take that long.
 #include <algorithm>
 #include <atomic>
@@ -49,6 +50,9 @@ struct Device {
     std::mutex mutex;
     std::size_t used = 0;
     std::unordered_map<void*, std::size_t> allocations;
+    std::size_t pinned_capacity = std::numeric_limits<std::size_t>::max();
+    std::size_t pinned_used = 0;
+    std::unordered_map<void*, std::size_t> pinned_allocations;
 };
 
 Device& device() {
@@ -83,6 +87,8 @@ int init(const gpushim_host_services* services) {
     d.services = services;
     d.capacity = parse_unsigned("GPUSHIM_HOSTSIM_MEMORY", std::numeric_limits<std::size_t>::max());
     d.fail_every = parse_unsigned("GPUSHIM_HOSTSIM_FAIL_EVERY", 0);
+    d.pinned_capacity =
+        parse_unsigned("GPUSHIM_HOSTSIM_PINNED_MEMORY", std::numeric_limits<std::size_t>::max());
     // A slow initialisation, like CUDA's, for tests of what happens meanwhile.
     std::this_thread::sleep_for(
         std::chrono::milliseconds(parse_unsigned("GPUSHIM_HOSTSIM_INIT_MS", 0)));
@@ -143,11 +149,23 @@ int device_free(void* pointer) {
 }
 
 int pinned_alloc(void** pointer, std::size_t bytes) {
+    Device& d = device();
+    std::lock_guard lock(d.mutex);
+    if (bytes > d.pinned_capacity - d.pinned_used) return kOutOfMemory;
     *pointer = std::malloc(bytes == 0 ? 1 : bytes);
-    return *pointer != nullptr ? kOk : kOutOfMemory;
+    if (*pointer == nullptr) return kOutOfMemory;
+    d.pinned_used += bytes;
+    d.pinned_allocations.emplace(*pointer, bytes);
+    return kOk;
 }
 
 int pinned_free(void* pointer) {
+    Device& d = device();
+    std::lock_guard lock(d.mutex);
+    const auto it = d.pinned_allocations.find(pointer);
+    if (it == d.pinned_allocations.end()) return kUnknownPointer;
+    d.pinned_used -= it->second;
+    d.pinned_allocations.erase(it);
     std::free(pointer);
     return kOk;
 }

@@ -12,7 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "gpu/backend.h"
 #include "gpu/device_memory_pool.h"
+#include "gpu/queue_context.h"
+#include "gpu/retired_fft_plans.h"
 #include "gpu/staging.h"
 #include "shim/fftw_descriptions.h"
 #include "tests/unit/gpushim_environment.h"
@@ -122,6 +125,15 @@ constexpr int64_t kTransforms = 7;      // sub-batches of two: 2 + 2 + 2 + 1
 constexpr std::size_t kTransformBytes = kBatchPoints * sizeof(std::complex<double>);
 const testing_support::Settings kSubBatchesOfTwo{
     {"GPUSHIM_PANEL_BYTES", std::to_string(2 * kTransformBytes)}};
+// No pinned memory but the chunk buffers of the calling thread's context: no result buffer.
+const testing_support::Settings kSubBatchesOfTwoAndNoResultBuffers{
+    {"GPUSHIM_PANEL_BYTES", std::to_string(2 * kTransformBytes)},
+    {"GPUSHIM_HOSTSIM_PINNED_MEMORY", std::to_string(2 * QueueContext::kChunkBytes)}};
+
+// The bytes the device memory pool keeps after an execution: the execution's block.
+std::size_t pool_block() {
+    return device_pool(*backend()).cached_bytes();
+}
 
 // A batch of kTransforms complex transforms of kBatchPoints: transform t at element
 // t * distance, its points `stride` apart.
@@ -184,11 +196,14 @@ Outcome transform_packed_waves() {
 constexpr std::size_t kRoomForTwoSubBatches = 5 * kTransformBytes;
 
 TEST(FftExecutorDeathTest, ABatchTheDeviceCannotHoldRunsInSubBatches) {
-    EXPECT_EXIT(
-        testing_support::on_host_simulated_device(
-            kRoomForTwoSubBatches, [] { EXPECT_EQ(transform_packed_waves(), Outcome::completed); },
-            kSubBatchesOfTwo),
-        testing::ExitedWithCode(0), "");
+    EXPECT_EXIT(testing_support::on_host_simulated_device(
+                    kRoomForTwoSubBatches,
+                    [] {
+                        EXPECT_EQ(transform_packed_waves(), Outcome::completed);
+                        EXPECT_EQ(pool_block(), 4 * kTransformBytes);  // two slots
+                    },
+                    kSubBatchesOfTwo),
+                testing::ExitedWithCode(0), "");
     // Whole (GPUSHIM_PANEL_BYTES's default, 64 MiB, holds the batch), it does not fit.
     EXPECT_EXIT(testing_support::on_host_simulated_device(
                     kRoomForTwoSubBatches,
@@ -197,11 +212,44 @@ TEST(FftExecutorDeathTest, ABatchTheDeviceCannotHoldRunsInSubBatches) {
 }
 
 TEST(FftExecutorDeathTest, WhereOneSubBatchFitsTheyTakeTurnsInIt) {
+    EXPECT_EXIT(testing_support::on_host_simulated_device(
+                    3 * kTransformBytes,
+                    [] {
+                        for (int execution = 0; execution < 2; ++execution) {
+                            EXPECT_EQ(transform_packed_waves(), Outcome::completed);
+                            EXPECT_EQ(pool_block(), 2 * kTransformBytes);  // one slot
+                        }
+                    },
+                    kSubBatchesOfTwo),
+                testing::ExitedWithCode(0), "");
+}
+
+// Where the result buffers cannot be pinned, the sub-batches come back through the chunk
+// buffers.
+TEST(FftExecutorDeathTest, WithoutResultBuffersSubBatchesComeBackThroughTheChunks) {
     EXPECT_EXIT(
         testing_support::on_host_simulated_device(
-            3 * kTransformBytes, [] { EXPECT_EQ(transform_packed_waves(), Outcome::completed); },
-            kSubBatchesOfTwo),
+            kRoomForTwoSubBatches, [] { EXPECT_EQ(transform_packed_waves(), Outcome::completed); },
+            kSubBatchesOfTwoAndNoResultBuffers),
         testing::ExitedWithCode(0), "");
+}
+
+TEST(FftExecutorDeathTest, ASplitPlanRetiresBothItsDevicePlans) {
+    EXPECT_EXIT(testing_support::on_host_simulated_device(
+                    kRoomForTwoSubBatches,
+                    [] {
+                        const FftProblem problem = complex_batch(1, kBatchPoints);
+                        std::unique_ptr<FftDeviceState> state = plan_fft_on_device(problem);
+                        ASSERT_NE(state, nullptr);
+                        RetiredFftPlans& retired = retired_fft_plans(*backend());
+                        EXPECT_EQ(retired.size(), 0u);
+                        state.reset();
+                        EXPECT_EQ(retired.size(), 2u);  // the sub-batch's and the tail's
+                        state = plan_fft_on_device(problem);
+                        EXPECT_EQ(retired.size(), 0u);  // both taken over
+                    },
+                    kSubBatchesOfTwo),
+                testing::ExitedWithCode(0), "");
 }
 
 // In place, the transforms interleaved (point j of transform t at j * kTransforms + t): each
@@ -222,18 +270,24 @@ TEST(FftExecutorDeathTest, AnInterleavedBatchInPlaceIsWrittenOnceAllSubBatchesAr
             EXPECT_EQ(data, input);  // for the CPU to transform
         }
     };
-    EXPECT_EXIT(testing_support::on_host_simulated_device(
-                    kRoomForTwoSubBatches, [&] { transform_in_place(Outcome::completed); },
-                    kSubBatchesOfTwo),
-                testing::ExitedWithCode(0), "");
-    // The device's 9th operation fails: the third sub-batch's transform, after the first two
-    // sub-batches have come back (an allocation, then an upload, a transform and a download
-    // each).
-    testing_support::Settings failing = kSubBatchesOfTwo;
-    failing.emplace_back("GPUSHIM_HOSTSIM_FAIL_EVERY", "9");
-    EXPECT_EXIT(testing_support::on_host_simulated_device(
-                    kRoomForTwoSubBatches, [&] { transform_in_place(Outcome::failed); }, failing),
-                testing::ExitedWithCode(0), "");
+    // The whole output comes back into the pinned result buffer, or, where that cannot be
+    // pinned, through the chunk buffers into memory of the call's.
+    for (const testing_support::Settings& settings :
+         {kSubBatchesOfTwo, kSubBatchesOfTwoAndNoResultBuffers}) {
+        EXPECT_EXIT(
+            testing_support::on_host_simulated_device(
+                kRoomForTwoSubBatches, [&] { transform_in_place(Outcome::completed); }, settings),
+            testing::ExitedWithCode(0), "");
+        // The device's 9th operation fails: the third sub-batch's transform, after the first
+        // two sub-batches have come back (an allocation, then an upload, a transform and a
+        // download each).
+        testing_support::Settings failing = settings;
+        failing.emplace_back("GPUSHIM_HOSTSIM_FAIL_EVERY", "9");
+        EXPECT_EXIT(
+            testing_support::on_host_simulated_device(
+                kRoomForTwoSubBatches, [&] { transform_in_place(Outcome::failed); }, failing),
+            testing::ExitedWithCode(0), "");
+    }
 }
 
 // Real transforms interleaved, out of place: two arrays per slot, each side's own layout.
