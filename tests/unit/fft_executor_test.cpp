@@ -25,6 +25,13 @@ namespace {
 
 constexpr int64_t kPoints = int64_t{1} << 16;
 
+// The largest error allowed in a spectral value of a transform of `points` inputs of
+// magnitude at most one.
+double error_bound(int64_t points) {
+    const auto n = static_cast<double>(points);
+    return 16 * std::log2(n) * std::numeric_limits<double>::epsilon() * n;
+}
+
 // Room for one complex array of kPoints, and half another.
 std::size_t one_and_a_half_arrays() {
     const std::size_t array =
@@ -51,9 +58,7 @@ TEST(FftExecutorDeathTest, AComplexTransformRunsInPlaceInOneDeviceArray) {
                 Transfers transfers;
                 ASSERT_EQ(execute_fft(FftOp{&problem, in.data(), out.data()}, *state, transfers),
                           Outcome::completed);
-                const double bound = 16 * std::log2(static_cast<double>(kPoints)) *
-                                     std::numeric_limits<double>::epsilon() *
-                                     static_cast<double>(kPoints);
+                const double bound = error_bound(kPoints);
                 for (int64_t k = 0; k < kPoints; ++k) {
                     const double want = k == 3 ? static_cast<double>(kPoints) : 0.0;
                     ASSERT_LE(std::abs(out[k] - want), bound) << "k = " << k;
@@ -162,8 +167,7 @@ std::vector<std::complex<double>> waves(int64_t stride, int64_t distance) {
 
 void expect_wave_spectra(const std::vector<std::complex<double>>& out, int64_t stride,
                          int64_t distance) {
-    const double bound = 16 * std::log2(static_cast<double>(kBatchPoints)) *
-                         std::numeric_limits<double>::epsilon() * static_cast<double>(kBatchPoints);
+    const double bound = error_bound(kBatchPoints);
     for (int64_t t = 0; t < kTransforms; ++t) {
         for (int64_t k = 0; k < kBatchPoints; ++k) {
             const double want = k == t + 1 ? static_cast<double>(kBatchPoints) : 0.0;
@@ -316,9 +320,7 @@ TEST(FftExecutorDeathTest, RealTransformsRunInSubBatchesInTheirOwnLayouts) {
                 Transfers transfers;
                 ASSERT_EQ(execute_fft(FftOp{&problem, in.data(), out.data()}, *state, transfers),
                           Outcome::completed);
-                const double bound = 16 * std::log2(static_cast<double>(n)) *
-                                     std::numeric_limits<double>::epsilon() *
-                                     static_cast<double>(n);
+                const double bound = error_bound(n);
                 for (int64_t t = 0; t < kTransforms; ++t) {
                     for (int64_t k = 0; k < half; ++k) {
                         const double want = k == t + 1 ? static_cast<double>(n) / 2 : 0.0;
