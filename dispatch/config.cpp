@@ -27,8 +27,8 @@ namespace {
 constexpr double kRealThreshold = 1000.0;
 constexpr double kComplexThreshold = 500.0;
 
-// LAPACK factorizations, in matrix order: a factorization of order n does ~n^3/3 (POTRF)
-// or ~2n^3/3 (GETRF) real operations on 8n^2 bytes that cross PCIe twice, and cuSOLVER's
+// LAPACK factorizations, in matrix order: a factorization of order n does ~n^3/3 (POTRF,
+// SYTRF) or ~2n^3/3 (GETRF) real operations on 8n^2 bytes that cross PCIe twice, and cuSOLVER's
 // factorizations are latency-bound below a few thousand (a panel factorization per block
 // column). Intel MKL's automatic offload, on a Xeon Phi, used GETRF n > 8192 and POTRF
 // n >= 6144; an H200 computes far faster and PCIe Gen5 moves about 4x the bytes, so the

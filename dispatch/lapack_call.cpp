@@ -164,6 +164,7 @@ bool arguments_valid(const LapackOp& op) {
     switch (op.kind) {
         case GPUSHIM_POTRF:
         case GPUSHIM_POTRI:
+        case GPUSHIM_SYTRF:
             return is_one_of(op.uplo, "UL") && square_valid(op);
         case GPUSHIM_GETRF:
         case GPUSHIM_GEQRF:
@@ -292,6 +293,7 @@ double flop_count(const LapackOp& op) {
     double real_operations = 0.0;
     switch (op.kind) {
         case GPUSHIM_POTRF:
+        case GPUSHIM_SYTRF:
             real_operations = n3 / 3.0;
             break;
         case GPUSHIM_GETRF: {

@@ -79,7 +79,8 @@ typedef enum {
     GPUSHIM_SYGVD,     /* generalized symmetric-definite eigenproblem (HEGVD) */
     GPUSHIM_GEEV,      /* nonsymmetric eigenvalues and right eigenvectors */
     GPUSHIM_GELS,      /* least squares by QR */
-    GPUSHIM_GELSD      /* minimum-norm least squares by SVD */
+    GPUSHIM_GELSD,     /* minimum-norm least squares by SVD */
+    GPUSHIM_SYTRF      /* symmetric indefinite (complex symmetric) Bunch-Kaufman factorization */
 } gpushim_lapack_kind;
 
 /* A LAPACK operation on device memory, with the meaning of the LAPACK routine of the same
@@ -123,6 +124,10 @@ typedef enum {
  *          or >= 1: machine epsilon, as LAPACK's xLALSD): b's first n rows X; when the rank is n, rows n+1..m the
  *          components of the residual (their sum of squares is its square norm); w: the n
  *          singular values of A, descending; *found (device int64_t): the effective rank.
+ *   SYTRF  uplo, n, a, ipiv.           a: L and D (U and D) of P A P^T = L D L^T in the uplo
+ *          triangle (the other untouched); ipiv: n pivots in LAPACK's SYTRF convention
+ *          (1-based; a 2 x 2 block of D marked by two equal negative entries). Complex
+ *          means complex symmetric (A^T = A), as LAPACK's CSYTRF, not Hermitian.
  * The triangular operations (GETRI's U, POTRI, TRTRS, TRTRI with diag 'N') are given only
  * matrices whose diagonal has no exact zero. The real outputs (w, wi; vl, vu and rcond are doubles) are float for S and C,
  * double for D and Z. info: one int in device memory, set to LAPACK's INFO (0, or k > 0

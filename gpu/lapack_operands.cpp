@@ -97,6 +97,10 @@ LapackOperands lapack_operands(const LapackOp& op) {
             operands.add(Slot::a, op.a, op.lda, op.m, n, true, true);
             operands.pivots(std::min(op.m, n), false, true);
             break;
+        case GPUSHIM_SYTRF:
+            operands.add(Slot::a, op.a, op.lda, n, n, true, true, triangle_of(op.uplo));
+            operands.pivots(n, false, true);
+            break;
         case GPUSHIM_GETRS:
             operands.add(Slot::a, op.a, op.lda, n, n, true, false);
             operands.add(Slot::b, op.b, op.ldb, n, op.nrhs, true, true);

@@ -235,6 +235,18 @@ void lapack_getri(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
         used_workspace<T>(*n, *n, 0));
 }
 
+// SYTRF leaves in WORK(1) what its query answers (LWKOPT), blocked or not.
+template <class T, class Int, class Cpu>
+void lapack_sytrf(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                  GPUSHIM_LAPACK_sytrf_PARAMS(T, Int)) {
+    LapackOp op = square_op(kind, *n, a, *lda);
+    op.uplo = fortran_flag(uplo);
+    set_pivots(op, ipiv);
+    route_with_work(op, routine, work, lwork, info, [&](const auto& ws) {
+        cpu.get()(uplo, n, a, lda, ipiv, ws.work, ws.lwork, ws.info, uplo_len);
+    });
+}
+
 template <class T, class Int, class Cpu>
 void lapack_uplo_solve(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                        GPUSHIM_LAPACK_uplo_solve_PARAMS(T, Int)) {

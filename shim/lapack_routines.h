@@ -46,6 +46,10 @@
     X(dpotri, POTRI, uplo_square, double, __VA_ARGS__) \
     X(cpotri, POTRI, uplo_square, ccomplex, __VA_ARGS__) \
     X(zpotri, POTRI, uplo_square, zcomplex, __VA_ARGS__) \
+    X(ssytrf, SYTRF, sytrf, float, __VA_ARGS__) \
+    X(dsytrf, SYTRF, sytrf, double, __VA_ARGS__) \
+    X(csytrf, SYTRF, sytrf, ccomplex, __VA_ARGS__) \
+    X(zsytrf, SYTRF, sytrf, zcomplex, __VA_ARGS__) \
     X(strtrs, TRTRS, trtrs, float, __VA_ARGS__) \
     X(dtrtrs, TRTRS, trtrs, double, __VA_ARGS__) \
     X(ctrtrs, TRTRS, trtrs, ccomplex, __VA_ARGS__) \

@@ -3,9 +3,9 @@
 // cuSOLVER's 64-bit generic API (cusolverDnX*) where it has the routine: POTRF, GETRF,
 // GETRS, POTRS, TRTRI, GEQRF, SYEVD, GESVD, SYEVR (Xsyevdx), GEEV (Xgeev), so that
 // dimensions, leading dimensions and pivots above 2^31 pass through unchanged. Its legacy
-// typed API where it has not: ORGQR/UNGQR, ORMQR/UNMQR, POTRI and SYGVD/HEGVD take int
-// sizes, and an operation whose sizes do not fit is refused (kUnsupportedLapackSize), never
-// truncated. TRTRS is cuBLAS's trsm (64-bit API). GESV and POSV are their two steps; GETRI
+// typed API where it has not: ORGQR/UNGQR, ORMQR/UNMQR, POTRI, SYGVD/HEGVD and SYTRF take
+// int sizes, and an operation whose sizes do not fit is refused (kUnsupportedLapackSize),
+// never truncated. TRTRS is cuBLAS's trsm (64-bit API). GESV and POSV are their two steps; GETRI
 // is GETRS on an identity; GELS is Xgeqrf, ORMQR/UNMQR with Q^H and cuBLAS's trsm with R;
 // GELSD is Xgeqrf, ORMQR/UNMQR, Xgesvd of R and cuBLAS's gemm and dgmm.
 //
@@ -15,8 +15,9 @@
 // 2 2 2). They reach op.ipiv unconverted, and Xgetrs reads them back the same way.
 //
 // Nothing here waits for the device but SYEVR (cusolverDnXsyevdx returns its count in host
-// memory), GELSD (the rank is decided on the host from the singular values) and an operation
-// that follows one of them (until their copies from host memory have read it): every step
+// memory), GELSD (the rank is decided on the host from the singular values), SYTRF (its int
+// pivots are widened on the host) and an operation that follows one of them (until their
+// copies from host memory have read it): every step
 // is enqueued on the queue's stream, with workspaces taken and given back in stream order.
 #include "gpu/cuda/cuda_lapack.h"
 
@@ -202,6 +203,8 @@ struct Element<float> {
     static constexpr auto potri = cusolverDnSpotri;
     static constexpr auto sygvd_buffer_size = cusolverDnSsygvd_bufferSize;
     static constexpr auto sygvd = cusolverDnSsygvd;
+    static constexpr auto sytrf_buffer_size = cusolverDnSsytrf_bufferSize;
+    static constexpr auto sytrf = cusolverDnSsytrf;
 };
 
 template <>
@@ -223,6 +226,8 @@ struct Element<double> {
     static constexpr auto potri = cusolverDnDpotri;
     static constexpr auto sygvd_buffer_size = cusolverDnDsygvd_bufferSize;
     static constexpr auto sygvd = cusolverDnDsygvd;
+    static constexpr auto sytrf_buffer_size = cusolverDnDsytrf_bufferSize;
+    static constexpr auto sytrf = cusolverDnDsytrf;
 };
 
 template <>
@@ -244,6 +249,8 @@ struct Element<cuComplex> {
     static constexpr auto potri = cusolverDnCpotri;
     static constexpr auto sygvd_buffer_size = cusolverDnChegvd_bufferSize;
     static constexpr auto sygvd = cusolverDnChegvd;
+    static constexpr auto sytrf_buffer_size = cusolverDnCsytrf_bufferSize;
+    static constexpr auto sytrf = cusolverDnCsytrf;
 };
 
 template <>
@@ -265,6 +272,8 @@ struct Element<cuDoubleComplex> {
     static constexpr auto potri = cusolverDnZpotri;
     static constexpr auto sygvd_buffer_size = cusolverDnZhegvd_bufferSize;
     static constexpr auto sygvd = cusolverDnZhegvd;
+    static constexpr auto sytrf_buffer_size = cusolverDnZsytrf_bufferSize;
+    static constexpr auto sytrf = cusolverDnZsytrf;
 };
 
 // ---- flags ----------------------------------------------------------------------------------
@@ -440,6 +449,47 @@ int potri(const gpushim_lapack_op& op, LapackState& state) {
     }
     return status_from(Element<T>::potri(state.solver, fill(op.uplo), n, a, lda,
                                          static_cast<T*>(work_area(state)), lwork, op.info));
+}
+
+// The Bunch-Kaufman factorization on cuSOLVER's legacy sytrf, whose pivots are int in
+// LAPACK's convention: they come back to the host workspace, are widened there (the plugin
+// has no kernels) and go to op.ipiv, in stream order behind the factorization.
+template <class T>
+int sytrf(const gpushim_lapack_op& op, LapackState& state) {
+    if (!fits_int({op.n, op.lda})) return kUnsupportedLapackSize;
+    const int n = static_cast<int>(op.n), lda = static_cast<int>(op.lda);
+    auto* const a = static_cast<T*>(op.a);
+    int lwork = 0;
+    if (const int status =
+            status_from(Element<T>::sytrf_buffer_size(state.solver, n, a, lda, &lwork))) {
+        return status;
+    }
+    if (lwork < 0) return kUnsupportedLapackSize;  // the int count overflowed
+    const auto order = static_cast<size_t>(n);
+    const size_t work_bytes = static_cast<size_t>(lwork) * sizeof(T);  // int-aligned after it
+    const size_t narrow_bytes = order * sizeof(int);
+    const size_t wide_at = (narrow_bytes + sizeof(int64_t) - 1) / sizeof(int64_t) * sizeof(int64_t);
+    if (const int status = reserve_workspaces(state, work_bytes + narrow_bytes,
+                                              wide_at + order * sizeof(int64_t))) {
+        return status;
+    }
+    auto* const device_pivots =
+        reinterpret_cast<int*>(static_cast<char*>(work_area(state)) + work_bytes);
+    if (const int status =
+            status_from(Element<T>::sytrf(state.solver, fill(op.uplo), n, a, lda, device_pivots,
+                                          static_cast<T*>(work_area(state)), lwork, op.info))) {
+        return status;
+    }
+    auto* const narrow = static_cast<int*>(state.host_workspace);
+    if (const int status = runtime_status(cudaMemcpyAsync(narrow, device_pivots, narrow_bytes,
+                                                          cudaMemcpyDeviceToHost, state.stream))) {
+        return status;
+    }
+    if (const int status = runtime_status(cudaStreamSynchronize(state.stream))) return status;
+    auto* const wide =
+        reinterpret_cast<int64_t*>(static_cast<char*>(state.host_workspace) + wide_at);
+    std::copy(narrow, narrow + order, wide);
+    return copy_from_plugin_host(op.ipiv, wide, order * sizeof(int64_t), state);
 }
 
 // op(A) X = B on cuBLAS's trsm. LAPACK's TRTRS first reports an exactly zero diagonal
@@ -1080,13 +1130,15 @@ int enqueue(const gpushim_lapack_op& op, LapackState& state) {
             return gels<T>(op, state);
         case GPUSHIM_GELSD:
             return gelsd<T>(op, state);
+        case GPUSHIM_SYTRF:
+            return sytrf<T>(op, state);
     }
     return kInvalidLapackOperation;
 }
 
 // Refuses what the plugin cannot run as the interface means it, before any pointer is
-// touched. A null ipiv would make cuSOLVER's getrf factor without pivoting, a different
-// (unstable) factorization, and its getrs solve without interchanges.
+// touched. A null ipiv would make cuSOLVER's getrf and sytrf factor without pivoting, a
+// different (unstable) factorization, and its getrs solve without interchanges.
 bool operation_valid(const gpushim_lapack_op& op) {
     switch (op.precision) {
         case GPUSHIM_PREC_S:
@@ -1107,6 +1159,8 @@ bool operation_valid(const gpushim_lapack_op& op) {
         case GPUSHIM_GETRF:
         case GPUSHIM_GETRI:
             return op.ipiv != nullptr;
+        case GPUSHIM_SYTRF:
+            return uplo && op.ipiv != nullptr;
         case GPUSHIM_GETRS:
             return trans && op.ipiv != nullptr && op.b != nullptr;
         case GPUSHIM_GESV:

@@ -1,6 +1,6 @@
 // The emulated cuSOLVER's factorizations and solves: LU (Xgetrf, Xgetrs), Cholesky (Xpotrf,
-// Xpotrs, potri), the triangular inverse (Xtrtri) and QR (Xgeqrf, orgqr/ungqr, ormqr/unmqr),
-// computed by the CPU's LAPACK in stream order.
+// Xpotrs, potri), Bunch-Kaufman (sytrf), the triangular inverse (Xtrtri) and QR (Xgeqrf,
+// orgqr/ungqr, ormqr/unmqr), computed by the CPU's LAPACK in stream order.
 //
 // What the cuSOLVER documentation says and the emulation enforces:
 // - a null handle: CUSOLVER_STATUS_NOT_INITIALIZED ("the library was not initialized");
@@ -12,6 +12,9 @@
 //   positive definite; potri and trtri: the i-th diagonal entry of the factor is zero);
 // - Xgetrf's ipiv is device memory of min(m, n) int64_t holding LAPACK's 1-based interchanges
 //   ("row i is interchanged with row ipiv(i)"); a null ipiv means no pivoting;
+// - sytrf's ipiv is device memory of n int in LAPACK's SYTRF convention; the emulation has no
+//   factorization without pivoting and takes a null ipiv as a misuse (stricter); info > 0:
+//   D(i,i) is exactly zero, the factorization completed, as LAPACK's;
 // - the workspaces passed are at least what the routine's bufferSize query answers (device and
 //   host bytes for the 64-bit API; lwork elements for the legacy API).
 // Where the documentation is silent the emulation takes the stricter reading, noted below.
@@ -40,6 +43,8 @@ using Getrs = void(const char*, const int*, const int*, const void*, const int*,
 using Potrf = void(const char*, const int*, void*, const int*, int*, size_t);  // and potri
 using Potrs = void(const char*, const int*, const int*, const void*, const int*, void*, const int*,
                    int*, size_t);
+using Sytrf = void(const char*, const int*, void*, const int*, int*, void*, const int*, int*,
+                   size_t);
 using Trtri = void(const char*, const char*, const int*, void*, const int*, int*, size_t, size_t);
 using Geqrf = void(const int*, const int*, void*, const int*, void*, void*, const int*, int*);
 using Orgqr = void(const int*, const int*, const int*, void*, const int*, const void*, void*,
@@ -87,9 +92,9 @@ F* lapack(Precision p, const char* real_name, const char* complex_name = nullptr
 }
 
 // Runs `call(work, &lwork)` once as LAPACK's workspace query and once with the work array it
-// asked for.
+// asked for, `slack` elements longer than LWORK says.
 template <class Call>
-void with_lapack_work(Precision p, Call call) {
+void with_lapack_work(Precision p, Call call, int slack = 0) {
     alignas(16) unsigned char answer[16] = {};
     const int query = -1;
     call(answer, &query);
@@ -102,7 +107,8 @@ void with_lapack_work(Precision p, Call call) {
         std::memcpy(&optimal, answer, sizeof optimal);
     }
     const int lwork = std::max(1, static_cast<int>(optimal));
-    std::vector<std::complex<double>> work(static_cast<size_t>(lwork));  // fits any precision
+    // complex double fits any precision
+    std::vector<std::complex<double>> work(static_cast<size_t>(lwork) + static_cast<size_t>(slack));
     call(work.data(), &lwork);
 }
 
@@ -369,6 +375,47 @@ cusolverStatus_t potri(const char* api, cusolverDnHandle_t handle, cublasFillMod
         int result = 0;
         run(&uplo_char, &n, a, &lda, &result, 1);
         if (result > 0) poison_triangle(a, n, lda, p.bytes, uplo_char);
+        *info = result;
+    });
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+cusolverStatus_t sytrf_valid(cusolverDnHandle_t handle, int n, int lda) {
+    if (handle == nullptr) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (n < 0 || lda < at_least_one(n)) return CUSOLVER_STATUS_INVALID_VALUE;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+cusolverStatus_t sytrf_buffer_size(const char* api, cusolverDnHandle_t handle, int n, int lda,
+                                   int* lwork) {
+    if (const auto status = sytrf_valid(handle, n, lda)) return status;
+    cudasim::require_host(api, "lwork", lwork);
+    *lwork = legacy_lwork(api, n, n);
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+template <class T>
+cusolverStatus_t sytrf(const char* api, cusolverDnHandle_t handle, cublasFillMode_t uplo, int n,
+                       T* a, int lda, int* ipiv, T* work, int lwork, int* info) {
+    if (const auto status = sytrf_valid(handle, n, lda)) return status;
+    char uplo_char = 0;
+    if (!fill_char(uplo, &uplo_char)) return CUSOLVER_STATUS_INVALID_VALUE;
+    const Precision p = precision_of<T>();
+    cudasim::require_device(api, "A", a, cudasim::matrix_bytes(n, n, lda, p.bytes));
+    if (ipiv == nullptr) cudasim::misuse(api, "a null ipiv (no pivoting) is not emulated");
+    cudasim::require_device(api, "ipiv", ipiv, static_cast<size_t>(n) * sizeof(int));
+    require_info(api, info);
+    if (cudasim::injected_fault()) return CUSOLVER_STATUS_EXECUTION_FAILED;
+    require_legacy_workspace(api, handle, p.bytes, work, lwork, n, n);
+    auto* const run = lapack<Sytrf>(p, "sytrf");
+    cudasim::enqueue(handle->stream, [=] {
+        int result = 0;
+        // Debian's OpenBLAS 0.3.21 CSYTRF and ZSYTRF with UPLO = 'U' read up to N - 1 elements
+        // past the N * NB of WORK that their query asks for (seen with a guard page).
+        with_lapack_work(
+            p,
+            [&](void* w, const int* lw) { run(&uplo_char, &n, a, &lda, ipiv, w, lw, &result, 1); },
+            n);
         *info = result;
     });
     return CUSOLVER_STATUS_SUCCESS;
@@ -680,6 +727,16 @@ cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDnParams_t 
     cusolverStatus_t cusolverDn##P##potri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, \
                                           T* A, int lda, T* work, int lwork, int* devInfo) {       \
         return potri<T>("cusolverDn" #P "potri", handle, uplo, n, A, lda, work, lwork, devInfo);   \
+    }                                                                                              \
+    cusolverStatus_t cusolverDn##P##sytrf_bufferSize(cusolverDnHandle_t handle, int n, T*,         \
+                                                     int lda, int* lwork) {                        \
+        return sytrf_buffer_size("cusolverDn" #P "sytrf_bufferSize", handle, n, lda, lwork);       \
+    }                                                                                              \
+    cusolverStatus_t cusolverDn##P##sytrf(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, \
+                                          T* A, int lda, int* ipiv, T* work, int lwork,            \
+                                          int* devInfo) {                                          \
+        return sytrf<T>("cusolverDn" #P "sytrf", handle, uplo, n, A, lda, ipiv, work, lwork,       \
+                        devInfo);                                                                  \
     }
 
 CUDASIM_LEGACY_ROUTINES(S, float, orgqr, ormqr)

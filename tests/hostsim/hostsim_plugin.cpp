@@ -260,7 +260,7 @@ int blas3(const gpushim_blas3_op* op, gpushim_queue) {
 // Every kind calls the CPU routine of the same meaning (?getrf_, ?orgqr_ or ?ungqr_, ...) on
 // the op's own pointers and leading dimensions. Pivots are int64 in the op and int32 for the
 // CPU: narrowed for the routines that read them (GETRS, GETRI), widened for those that write
-// them (GETRF, GESV). Workspaces come from a query (LWORK = -1) and live for the call.
+// them (GETRF, GESV, SYTRF). Workspaces come from a query (LWORK = -1) and live for the call.
 
 using Int = int32_t;
 // The hidden length of a CHARACTER*1 argument, passed by value after the last argument.
@@ -297,14 +297,14 @@ Int queried_size(const T& value) {
 }
 
 // The WORK/LWORK idiom: `routine(work, lwork)` is called once with LWORK = -1, then with
-// the workspace that query asked for.
+// the workspace that query asked for, in an array `slack` elements longer than LWORK says.
 template <class T, class Routine>
-bool with_workspace(Routine routine) {
+bool with_workspace(Routine routine, Int slack = 0) {
     T query{};
     const Int ask = -1;
     if (!routine(&query, &ask)) return false;
     const Int lwork = queried_size(query);
-    std::vector<T> work(static_cast<std::size_t>(lwork));
+    std::vector<T> work(static_cast<std::size_t>(lwork) + static_cast<std::size_t>(slack));
     return routine(work.data(), &lwork);
 }
 
@@ -575,6 +575,19 @@ int run_lapack(const gpushim_lapack_op& op) {
             break;
         case GPUSHIM_POTRI:
             found = call_cpu<T>("potri", uplo, &n, a, &lda, &info, kFlagLength);
+            break;
+        case GPUSHIM_SYTRF:
+            pivots.assign(static_cast<std::size_t>(std::max<Int>(1, n)), 0);
+            // Debian's OpenBLAS 0.3.21 CSYTRF and ZSYTRF with UPLO = 'U' read up to N - 1
+            // elements past the N * NB of WORK that their query asks for (seen with a guard
+            // page): a workspace N elements longer keeps that read inside it.
+            found = with_workspace<T>(
+                [&](T* work, const Int* lwork) {
+                    return call_cpu<T>("sytrf", uplo, &n, a, &lda, pivots.data(), work, lwork,
+                                       &info, kFlagLength);
+                },
+                n);
+            if (found) widen_pivots(n);
             break;
         case GPUSHIM_TRTRS:
             found = call_cpu<T>("trtrs", uplo, &trans, &op.diag, &n, &nrhs, a, &lda, b, &ldb, &info,

@@ -65,6 +65,7 @@ SCIPY_LAPACK_ROUTINES = (
     precisions("sdcz", "potrf", "getrf", "getrs", "geqrf", "gesdd", "gesvd", "trtrs", "geev", "gelsd")
     + precisions("sd", "orgqr", "ormqr", "syev", "syevd", "syevr", "sygvd")
     + precisions("cz", "ungqr", "unmqr", "heev", "heevd", "heevr", "hegvd")
+    + precisions("sdcz", "sytrf")
     + ["dgesv", "zgesv", "dgetri", "sgetri", "zgetri", "dpotri", "dpotrs", "zpotrs", "dtrtri"])
 SUITES = {
     # Level-3 routines these files call with valid, non-degenerate arguments (seen in both

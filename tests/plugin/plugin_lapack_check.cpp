@@ -39,11 +39,15 @@
 //     s descending and equal to the CPU's ?gelsd's, X against |A^H (A X - B)| and the CPU's
 //     minimum-norm solution (two equal columns: equal rows of X), with full rank the residual
 //     rows' norm against |A x - b|;
+//   - SYTRF ('L', 'U'; random, and with a zero diagonal, which takes 2 x 2 pivots): the factor
+//     and pivots read as LAPACK documents them (L = P(1) L(1) P(2) L(2) ...) give A x for a
+//     random x to |A||x| + |L||D||L^T||x| times n eps, the other triangle kept; INFO > 0 for
+//     a zero row and column;
 //   - all four precisions; then larger calls on the same queue (dpotrf 'L' n, zpotrf 'U'
 //     3n/4, dgetrf n x n, dgesv n, dsyevd n/4, with n from --large-n), which make a
 //     plugin's workspaces grow, checked by matrix-vector residuals (A x against
 //     L (L^H x), P A x against L (U x), A X against B, A V y against V W y);
-//   - the CUDA plugin only: GETRF, GETRS, GESV and GETRI with a null ipiv are refused
+//   - the CUDA plugin only: GETRF, GETRS, GESV, GETRI and SYTRF with a null ipiv are refused
 //     (cuSOLVER would go without pivoting), and so is a GESVD it cannot compute (m < n,
 //     both jobs 'O'), a SYEVR with a malformed range or no found, a SYGVD of itype 4 or
 //     of order 32767 (its int workspace count may have wrapped), a real GEEV without wi, a
@@ -69,6 +73,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -1280,6 +1285,151 @@ void potri_case(char uplo, int64_t n) {
                   Traits<T>::name, uplo, static_cast<long long>(n), out.info, kept, r));
 }
 
+// ---- Bunch-Kaufman: SYTRF ---------------------------------------------------------------------
+//
+// LAPACK's SYTRF storage read back as an operator, independently of any LAPACK: A = L D L^T
+// ('L') with L = P(1) L(1) P(2) L(2) ... over the blocks of D in increasing order, or
+// A = U D U^T ('U') with U = P(n) U(n) ... over them in decreasing order. A block of D is 1 x 1
+// where its ipiv entry is positive (P interchanges its row k and ipiv(k)), 2 x 2 where two
+// adjacent entries are the same negative number (P interchanges -ipiv(k) with the block's
+// second row for 'L', its first for 'U'). L(k) (U(k)) is the identity but for the block's
+// columns below (above) the block, which hold the multipliers as stored. Complex means complex
+// symmetric: transposes, no conjugates.
+
+struct PivotBlock {
+    int64_t start, size;
+    int64_t swap_row, swap_with;  // 0-based
+    int64_t v_first, v_last;      // the rows of the block's multipliers, [first, last)
+};
+
+// The blocks in the order of the product, or an empty list when ipiv breaks the convention.
+std::vector<PivotBlock> pivot_blocks(const std::vector<int64_t>& ipiv, char uplo) {
+    const auto n = static_cast<int64_t>(ipiv.size());
+    const auto at = [&](int64_t k) { return ipiv[static_cast<size_t>(k)]; };
+    std::vector<PivotBlock> blocks;
+    for (int64_t step = 0; step < n;) {
+        const int64_t k = uplo == 'L' ? step : n - 1 - step;
+        PivotBlock b{};
+        if (at(k) > 0 && at(k) <= n) {
+            b = {k, 1, k, at(k) - 1, 0, 0};
+        } else {
+            const int64_t partner = uplo == 'L' ? k + 1 : k - 1;
+            if (at(k) >= 0 || -at(k) > n || partner < 0 || partner >= n || at(partner) != at(k))
+                return {};
+            b = {std::min(k, partner), 2, uplo == 'L' ? k + 1 : k - 1, -at(k) - 1, 0, 0};
+        }
+        b.v_first = uplo == 'L' ? b.start + b.size : 0;
+        b.v_last = uplo == 'L' ? n : b.start;
+        blocks.push_back(b);
+        step += b.size;
+    }
+    return blocks;
+}
+
+// The factored operator applied to x (with `absolute`: |L| |D| |L^T| |x|, the scale of its
+// rounding errors).
+template <typename W>
+std::vector<W> apply_factored(const Matrix<W>& f, char uplo, const std::vector<PivotBlock>& blocks,
+                              std::vector<W> x, bool absolute) {
+    const auto entry = [&](int64_t i, int64_t j) {
+        return absolute ? W(std::abs(f(i, j))) : f(i, j);
+    };
+    const auto value = [&](int64_t i) -> W& { return x[static_cast<size_t>(i)]; };
+    if (absolute) {
+        for (W& e : x) e = W(std::abs(e));
+    }
+    for (const PivotBlock& b : blocks) {  // L^T x = ... L(2)^T P(2) L(1)^T P(1) x
+        std::swap(value(b.swap_row), value(b.swap_with));
+        for (int64_t c = b.start; c < b.start + b.size; ++c) {
+            for (int64_t i = b.v_first; i < b.v_last; ++i) value(c) += entry(i, c) * value(i);
+        }
+    }
+    for (const PivotBlock& b : blocks) {  // D
+        if (b.size == 1) {
+            value(b.start) *= entry(b.start, b.start);
+            continue;
+        }
+        const int64_t p = b.start, q = b.start + 1;
+        const W off = uplo == 'L' ? entry(q, p) : entry(p, q);
+        const W xp = value(p), xq = value(q);
+        value(p) = entry(p, p) * xp + off * xq;
+        value(q) = off * xp + entry(q, q) * xq;
+    }
+    for (auto b = blocks.rbegin(); b != blocks.rend(); ++b) {  // L z = P(1) L(1) P(2) L(2) ... z
+        for (int64_t i = b->v_first; i < b->v_last; ++i) {
+            for (int64_t c = b->start; c < b->start + b->size; ++c)
+                value(i) += entry(i, c) * value(c);
+        }
+        std::swap(value(b->swap_row), value(b->swap_with));
+    }
+    return x;
+}
+
+// `zero_diagonal`: Bunch-Kaufman then takes 2 x 2 pivots (reported; at least one expected);
+// `zero_row`: that row and column (1-based) are zero, so D is exactly singular: INFO > 0.
+template <typename T>
+void sytrf_case(char uplo, int64_t n, bool zero_diagonal, int64_t zero_row = 0) {
+    Random g(static_cast<uint64_t>(n * 31 + uplo + (zero_diagonal ? 7 : 0) + zero_row));
+    Matrix<T> a = random_matrix<T>(n, n, 3, g);
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < n; ++i) {
+            if (uplo == 'L' ? i < j : i > j) a(i, j) = T(kJunk);
+            if ((zero_diagonal && i == j) || i == zero_row - 1 || j == zero_row - 1) {
+                if (uplo == 'L' ? i >= j : i <= j) a(i, j) = T(0);
+            }
+        }
+    }
+    Matrix<T> f = a;
+    std::vector<int64_t> ipiv(static_cast<size_t>(n), 0);
+    Outcome out;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_SYTRF, .uplo = uplo, .n = n},
+                          {inout(kSlotA, f), inout(kSlotIpiv, ipiv)}, &out));
+    const bool kept = triangle_kept(a, f, uplo, false) && out.padding_kept;
+    if (zero_row > 0) {
+        report(out.info > 0 && kept,
+               format("%csytrf %c n=%lld, row and column %lld zero: info=%d (want > 0), other "
+                      "triangle and padding kept=%d",
+                      Traits<T>::name, uplo, static_cast<long long>(n),
+                      static_cast<long long>(zero_row), out.info, kept));
+        return;
+    }
+    using W = Wide<T>;
+    const std::vector<PivotBlock> blocks = pivot_blocks(ipiv, uplo);
+    const int64_t two_by_two = std::count_if(blocks.begin(), blocks.end(),
+                                             [](const PivotBlock& b) { return b.size == 2; });
+    double r = std::numeric_limits<double>::infinity();
+    if (!blocks.empty()) {
+        const Matrix<W> wide_a = widen(a), wide_f = widen(f);
+        std::vector<W> x(static_cast<size_t>(n));
+        for (W& e : x) e = g.next<W>();
+        const std::vector<W> product = apply_factored(wide_f, uplo, blocks, x, false);
+        const std::vector<W> scale = apply_factored(wide_f, uplo, blocks, x, true);
+        r = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            W direct = 0;
+            double direct_scale = 0;
+            for (int64_t j = 0; j < n; ++j) {
+                const bool stored = uplo == 'L' ? i >= j : i <= j;
+                const W aij = stored ? wide_a(i, j) : wide_a(j, i);
+                direct += aij * x[static_cast<size_t>(j)];
+                direct_scale += std::abs(aij) * std::abs(x[static_cast<size_t>(j)]);
+            }
+            const auto k = static_cast<size_t>(i);
+            r = std::max(r,
+                         std::abs(direct - product[k]) / ((direct_scale + std::abs(scale[k])) *
+                                                          static_cast<double>(n) * Traits<T>::eps));
+        }
+    }
+    const bool pivots_exercised = !zero_diagonal || two_by_two > 0;
+    report(out.info == 0 && kept && r < kBound && pivots_exercised,
+           format("%csytrf %c n=%lld%s: info=%d, other triangle and padding kept=%d, pivots in "
+                  "LAPACK's convention=%d (2x2 blocks: %lld), |A x - L D L^T x|/((|A||x| + "
+                  "|L||D||L^T||x|) n eps)=%.3g",
+                  Traits<T>::name, uplo, static_cast<long long>(n),
+                  zero_diagonal ? " zero diagonal" : "", out.info, kept, !blocks.empty(),
+                  static_cast<long long>(two_by_two), r));
+}
+
 // ---- triangular: TRTRS, TRTRI -----------------------------------------------------------------
 
 template <typename T>
@@ -2008,6 +2158,11 @@ void more_kinds() {
         }
     }
     posv_case<T>('L', 40, 2, true);  // not positive definite: INFO = 7, as POTRF
+    for (char uplo : {'L', 'U'}) {
+        sytrf_case<T>(uplo, 70, false);
+        sytrf_case<T>(uplo, 41, true);
+        sytrf_case<T>(uplo, 30, false, 9);  // D exactly singular: INFO > 0
+    }
     geqrf_orgqr_case<T>(90, 60, 10);
     geqrf_orgqr_case<T>(50, 50);
     geqrf_orgqr_case<T>(40, 60);  // wide: Q is m x m, R m x n
@@ -2177,6 +2332,8 @@ void refusals() {
     lu.trans = 0;
     refuse("dgesv with a null ipiv", lu, {kSlotA, kSlotB});
     refuse("dgetri with a null ipiv", {.kind = GPUSHIM_GETRI, .n = 4, .lda = 4}, {kSlotA});
+    refuse("dsytrf with a null ipiv", {.kind = GPUSHIM_SYTRF, .uplo = 'L', .n = 4, .lda = 4},
+           {kSlotA});
     Call svd{.kind = GPUSHIM_GESVD,
              .jobu = 'S',
              .jobvt = 'S',

@@ -18,15 +18,18 @@ LapackOp factorization(gpushim_lapack_kind kind, int64_t m, int64_t n, int64_t l
     return op;
 }
 
-TEST(LapackCall, PotrfArgumentsFollowLapack) {
-    EXPECT_TRUE(arguments_valid(factorization(GPUSHIM_POTRF, 0, 5, 5)));
-    EXPECT_FALSE(arguments_valid(factorization(GPUSHIM_POTRF, 0, 5, 4)));
-    EXPECT_FALSE(arguments_valid(factorization(GPUSHIM_POTRF, 0, -1, 1)));
-    EXPECT_TRUE(arguments_valid(factorization(GPUSHIM_POTRF, 0, 0, 1)));
-    EXPECT_FALSE(arguments_valid(factorization(GPUSHIM_POTRF, 0, 0, 0)));
-    LapackOp bad_uplo = factorization(GPUSHIM_POTRF, 0, 5, 5);
-    bad_uplo.uplo = 'X';
-    EXPECT_FALSE(arguments_valid(bad_uplo));
+// POTRF and SYTRF take the same checked arguments (SYTRF's LWORK is the workspace check's).
+TEST(LapackCall, PotrfAndSytrfArgumentsFollowLapack) {
+    for (gpushim_lapack_kind kind : {GPUSHIM_POTRF, GPUSHIM_SYTRF}) {
+        EXPECT_TRUE(arguments_valid(factorization(kind, 0, 5, 5)));
+        EXPECT_FALSE(arguments_valid(factorization(kind, 0, 5, 4)));
+        EXPECT_FALSE(arguments_valid(factorization(kind, 0, -1, 1)));
+        EXPECT_TRUE(arguments_valid(factorization(kind, 0, 0, 1)));
+        EXPECT_FALSE(arguments_valid(factorization(kind, 0, 0, 0)));
+        LapackOp bad_uplo = factorization(kind, 0, 5, 5);
+        bad_uplo.uplo = 'X';
+        EXPECT_FALSE(arguments_valid(bad_uplo));
+    }
 }
 
 TEST(LapackCall, GetrfLeadingDimensionFollowsRows) {
@@ -49,6 +52,8 @@ TEST(LapackCall, SizeAndCost) {
     EXPECT_DOUBLE_EQ(cubed_order(factorization(GPUSHIM_GETRF, 100, 100, 100)), 1e6);
     EXPECT_DOUBLE_EQ(cubed_order(factorization(GPUSHIM_GETRF, 800, 100, 800)), 800.0 * 100 * 100);
     EXPECT_NEAR(flop_count(factorization(GPUSHIM_POTRF, 0, 300, 300)), 300.0 * 300 * 300 / 3, 1e-3);
+    EXPECT_NEAR(flop_count(factorization(GPUSHIM_SYTRF, 0, 300, 300)), 300.0 * 300 * 300 / 3, 1e-3);
+    EXPECT_DOUBLE_EQ(cubed_order(factorization(GPUSHIM_SYTRF, 0, 100, 100)), 1e6);
     EXPECT_NEAR(flop_count(factorization(GPUSHIM_GETRF, 300, 300, 300)), 2.0 * 300 * 300 * 300 / 3,
                 1e-3);
     // m >= n: m n^2 - n^3 / 3.

@@ -1,4 +1,4 @@
-# lapack_vs_cpu_test: {s,d,c,z}potrf and {s,d,c,z}getrf through libgpushim.so's exported
+# lapack_vs_cpu_test: {s,d,c,z}potrf, getrf and sytrf through libgpushim.so's exported
 # entry points (standard and 64_ names) against OpenBLAS called directly
 # (tests/unit/lapack_vs_cpu_test.cpp). Included from tests/unit/CMakeLists.txt, after
 # find_package(GTest); the executable and its variants come from tests/unit/variant_tests.cmake,
@@ -13,7 +13,7 @@
 #   faults    every 7th device operation fails: those calls must be recomputed on the CPU, and
 #             the others complete on the device
 #   faults3   every 3rd device operation fails: as a factorization takes 4 (POTRF: upload,
-#             factor, download the factor and INFO) or 5 (GETRF: and the pivots), no call
+#             factor, download the factor and INFO) or 5 (GETRF, SYTRF: and the pivots), no call
 #             completes on the device (but for interleaved callers); each fails at another step
 #   small_device  256 KiB of device memory: the larger calls (a matrix of 270 KB or more; INFO
 #             and the pivots take a 64 KiB pool granule each) stay on the CPU
@@ -38,7 +38,8 @@ endif()
 gpushim_vs_cpu_executable(lapack_vs_cpu_test ${CMAKE_CURRENT_LIST_DIR}/lapack_vs_cpu_test.cpp
   GPUSHIM_TEST_OPENBLAS64_PATH="${GPUSHIM_TEST_OPENBLAS64}")
 
-set(_lapack_vs_cpu_routines spotrf,dpotrf,cpotrf,zpotrf,sgetrf,dgetrf,cgetrf,zgetrf)
+set(_lapack_vs_cpu_routines
+    spotrf,dpotrf,cpotrf,zpotrf,sgetrf,dgetrf,cgetrf,zgetrf,ssytrf,dsytrf,csytrf,zsytrf)
 set(_lapack_vs_cpu_common GPUSHIM_THRESHOLD=0 OPENBLAS_NUM_THREADS=1)
 set(_lapack_vs_cpu_env_offload "")
 set(_lapack_vs_cpu_env_faults GPUSHIM_HOSTSIM_FAIL_EVERY=7 GPUSHIM_CPU_BLAS=)

@@ -1,4 +1,4 @@
-// The shim's LAPACK factorizations ({s,d,c,z}potrf, {s,d,c,z}getrf) against OpenBLAS called
+// The shim's LAPACK factorizations ({s,d,c,z}potrf, getrf, sytrf) against OpenBLAS called
 // directly, through the real exported entry points of libgpushim.so, with the calls and
 // comparisons of lapack_test_harness.h.
 //
@@ -22,11 +22,19 @@
 //  - GETRF on random square and rectangular (m > n, m < n) matrices, lda = m and lda > m:
 //    the pivots equal OpenBLAS's, the factors agree to a scaled-eps bound, INFO = 0, padding
 //    and the pivot entries past min(m, n) untouched;
+//  - SYTRF (Bunch-Kaufman; complex symmetric for c, z), uplo U/L (and u/l), on random
+//    symmetric matrices and on ones with a zero diagonal (2 x 2 pivots), n in {1, 7, 33, 70},
+//    lda = n and n + 3, with the workspace of OpenBLAS's query (and one element more): the
+//    pivots equal OpenBLAS's, the factor agrees to a scaled-eps bound, the other triangle
+//    and the padding bit-exact, INFO = 0, WORK(1) as OpenBLAS leaves it; a workspace query
+//    and a workspace below the optimal one run on the CPU, bit for bit OpenBLAS's;
 //  - INFO > 0: POTRF on matrices whose leading minor of order k is not positive definite
-//    (INFO = k) and GETRF on matrices with an exactly zero column k (INFO = k): the shim
+//    (INFO = k), GETRF on matrices with an exactly zero column k (INFO = k) and SYTRF on
+//    symmetric matrices with a zero row and column k (D exactly singular): the shim
 //    recomputes such calls on the CPU, so the whole array, the pivots and INFO must equal
 //    OpenBLAS's bit for bit;
-//  - invalid arguments (uplo 'X', m < 0, n < 0, lda too small): forwarded, the same xerbla
+//  - invalid arguments (uplo 'X', m < 0, n < 0, lda too small, SYTRF's lwork 0): forwarded, the
+//  same xerbla
 //    message and the same INFO < 0, the array untouched;
 //  - empty matrices (n = 0, m = 0): INFO = 0, nothing written;
 //  - larger matrices (n = 260), which the small_device variant computes on the CPU;
@@ -75,6 +83,48 @@ Operands<T> random_getrf_operands(int64_t m, int64_t n, int64_t lda, Rng& rng) {
     return getrf_operands<T>(random_dense(m, n, kIsComplex<T>, rng), lda);
 }
 
+// SYTRF: the uplo triangle of `a` (which stands for the symmetric matrix it determines; the
+// other triangle NaN), room for the pivots, and a workspace set by with_queried_workspaces().
+struct Sytrf : Named<"sytrf"> {
+    template <class T, class I>
+    static void call(void* fn, const Args& x, Ints<I>& i, Operands<T>& o) {
+        IntArgument<I> ipiv(o.ipiv);
+        call_fortran(fn, x.flag(0), &i.n, o.a.data(), &i.lda, ipiv.data(), o.work.data(), &i.lwork,
+                     &i.info, kFlag);
+    }
+};
+
+template <class T>
+Operands<T> sytrf_operands(const Dense& a, int64_t lda, char uplo) {
+    Operands<T> o;
+    o.a = triangle_of<T>(a, uplo, lda);
+    o.ipiv = Array<int64_t>::vector(a.rows);
+    o.work = Array<T>::vector(1);
+    return o;
+}
+
+// SYTRF's operands with the workspace of OpenBLAS's query (`extra` elements more), in `args`
+// too: Debian's OpenBLAS 0.3.21 CSYTRF and ZSYTRF with UPLO = 'U' read up to N - 1 elements
+// past the N * NB of WORK that their query asks for (seen with a guard page), so the array is
+// N elements longer than LWORK says.
+template <class T>
+Operands<T> with_sytrf_workspace(Scheme scheme, Args& args, const Operands<T>& input, int64_t extra,
+                                 Operands<T>& query) {
+    Operands<T> ops = with_queried_workspaces<Sytrf>(scheme, args, input, extra, query);
+    ops.work = Array<T>::vector(args.lwork + args.n);
+    return ops;
+}
+
+// A random n x n matrix whose diagonal is zero where `zero_diagonal`: Bunch-Kaufman then takes
+// 2 x 2 pivots.
+inline Dense sytrf_matrix(int64_t n, bool complex, bool zero_diagonal, Rng& rng) {
+    Dense a = random_dense(n, n, complex, rng);
+    if (zero_diagonal) {
+        for (int64_t i = 0; i < n; ++i) a(i, i) = 0.0;
+    }
+    return a;
+}
+
 // --- Checks -------------------------------------------------------------------------------
 // After a factorization that should succeed: INFO = 0; the factor within 32 (k + 4) eps
 // times its scale of OpenBLAS's where the routine writes it (POTRF: the uplo triangle, and
@@ -92,6 +142,27 @@ std::string factor_difference(const Args& args, const Operands<T>& input, const 
         if (!pivots.empty()) return pivots;
         return compare_to_scale("A", input.a, p.shim.a, p.ref.a, std::min(args.m, args.n));
     }
+}
+
+// SYTRF with OpenBLAS's workspace (`extra` elements longer) through both: INFO = 0, the pivots
+// OpenBLAS's, the factor within 32 (n + 4) eps of OpenBLAS's at the larger scale of the input
+// and OpenBLAS's factor in the uplo triangle, the rest bit-exact, WORK(1) as OpenBLAS leaves it.
+// Returns whether the factor is OpenBLAS's bit for bit.
+template <class T>
+bool expect_sytrf_factored(Scheme scheme, Args args, Operands<T> input, int64_t extra) {
+    Operands<T> query;
+    input = with_sytrf_workspace(scheme, args, input, extra, query);
+    const Pair<T> p = run_both<Sytrf>(scheme, args, input);
+    EXPECT_EQ(p.ref.info, 0) << p.what << ": OpenBLAS";
+    EXPECT_EQ(p.shim.info, 0) << p.what;
+    EXPECT_EQ(compare_array("IPIV", input.ipiv, p.shim.ipiv, p.ref.ipiv, everywhere, 0.0), "")
+        << p.what;
+    EXPECT_EQ(compare_array("A", input.a, p.shim.a, p.ref.a, triangle_region(args.flags[0]),
+                            tolerance<T>(args.n, std::max(max_abs(input.a), max_abs(p.ref.a)))),
+              "")
+        << p.what;
+    EXPECT_EQ(check_workspaces(args, input, query, p), "") << p.what;
+    return identical(p.shim.a, p.ref.a);
 }
 
 // The factorization through both, checked as factor_difference() says. Returns whether the
@@ -163,6 +234,68 @@ TYPED_TEST(Lapack, GetrfMatchesOpenBLAS) {
     record_bit_equal(Getrf::name<T>(), bit_equal, cases);
 }
 
+TYPED_TEST(Lapack, SytrfMatchesOpenBLAS) {
+    using T = TypeParam;
+    Rng rng(18);
+    int cases = 0, bit_equal = 0;
+    for_each_case(schemes_for_workspace_routines(), {"U", "L", "u", "l"},
+                  [&](Scheme scheme, int64_t n, int64_t pad, const std::string& uplo) {
+                      for (bool zero_diagonal : {false, true}) {
+                          const Dense a = sytrf_matrix(n + (zero_diagonal ? 1 : 0), kIsComplex<T>,
+                                                       zero_diagonal, rng);
+                          const Args args{.flags = uplo, .n = a.rows, .lda = a.rows + pad};
+                          bit_equal += expect_sytrf_factored(
+                              scheme, args, sytrf_operands<T>(a, args.lda, uplo[0]), pad % 2);
+                          ++cases;
+                      }
+                  });
+    record_bit_equal(Sytrf::name<T>(), bit_equal, cases);
+}
+
+// A workspace query, and LWORK below OpenBLAS's optimum (1, LAPACK's minimum, and one less
+// than the optimum), run on the CPU: everything as OpenBLAS leaves it.
+TYPED_TEST(Lapack, SytrfWorkspaceQueryAndSmallWorkspaceGiveOpenBLASsResultExactly) {
+    using T = TypeParam;
+    Rng rng(19);
+    for (Scheme scheme : schemes_for_workspace_routines()) {
+        for (int64_t n : {7, 70}) {
+            for (const char* uplo : {"U", "L"}) {
+                const Dense a = sytrf_matrix(n, kIsComplex<T>, false, rng);
+                const Args args{.flags = uplo, .n = n, .lda = n};
+                expect_each_workspace_query<Sytrf>(scheme, args, sytrf_operands<T>(a, n, uplo[0]));
+                expect_small_workspaces_as_openblas<Sytrf>(scheme, args,
+                                                           sytrf_operands<T>(a, n, uplo[0]), 1);
+            }
+        }
+    }
+}
+
+// Row and column k zero: D is exactly singular, INFO > 0 (LAPACK names the first zero block it
+// meets), the factorization completed. Recomputed on the CPU: bit for bit OpenBLAS's.
+TYPED_TEST(Lapack, SytrfSingularGivesOpenBLASsResultExactly) {
+    using T = TypeParam;
+    Rng rng(20);
+    for (Scheme scheme : schemes_for_workspace_routines()) {
+        for (int64_t n : kOrders) {
+            for (int64_t k : {int64_t{1}, (n + 1) / 2, n}) {
+                Dense a = sytrf_matrix(n, kIsComplex<T>, false, rng);
+                for (int64_t i = 0; i < n; ++i) a(i, k - 1) = a(k - 1, i) = 0.0;
+                for (const char* uplo : {"U", "L"}) {
+                    Args args{.flags = uplo, .n = n, .lda = n + 2};
+                    Operands<T> query;
+                    const Operands<T> input = with_sytrf_workspace(
+                        scheme, args, sytrf_operands<T>(a, args.lda, uplo[0]), 0, query);
+                    const Pair<T> p = run_both<Sytrf>(scheme, args, input);
+                    const std::string what =
+                        p.what + " row and column " + std::to_string(k) + " zero";
+                    EXPECT_GT(p.ref.info, 0) << what << ": OpenBLAS";
+                    EXPECT_EQ(compare_exact(p), "") << what;
+                }
+            }
+        }
+    }
+}
+
 // Larger matrices (at least 270 KB: too large for the small_device variant's 262144 bytes of
 // device memory, which then computes them on the CPU).
 TYPED_TEST(Lapack, LargerMatricesMatchOpenBLAS) {
@@ -178,6 +311,11 @@ TYPED_TEST(Lapack, LargerMatricesMatchOpenBLAS) {
         const Args args{.m = shape.m, .n = shape.n, .lda = shape.m + 2};
         expect_factored<Getrf>(Scheme::standard, args,
                                random_getrf_operands<T>(shape.m, shape.n, args.lda, rng));
+    }
+    const Dense s = sytrf_matrix(n, kIsComplex<T>, false, rng);
+    for (const char* uplo : {"U", "L"}) {
+        expect_sytrf_factored(Scheme::standard, Args{.flags = uplo, .n = n, .lda = n + 1},
+                              sytrf_operands<T>(s, n + 1, uplo[0]), 0);
     }
 }
 
@@ -241,6 +379,12 @@ TYPED_TEST(Lapack, InvalidArgumentsBehaveAsInOpenBLAS) {
         {{.m = -1, .n = 4, .lda = 4}, -1}, {{.m = 4, .n = -1, .lda = 4}, -2},
         {{.m = 4, .n = 4, .lda = 3}, -4},  {{.m = 0, .n = 0, .lda = 0}, -4},
         {{.m = 4, .n = 2, .lda = 3}, -4},  {{.m = 2, .n = 4, .lda = 1}, -4}};
+    const std::pair<Args, int64_t> sytrf[] = {{{.flags = "X", .n = 4, .lda = 4, .lwork = 64}, -1},
+                                              {{.flags = "U", .n = -1, .lda = 4, .lwork = 64}, -2},
+                                              {{.flags = "L", .n = 4, .lda = 3, .lwork = 64}, -4},
+                                              {{.flags = "U", .n = 4, .lda = 4, .lwork = 0}, -7}};
+    Operands<T> sytrf_input = sytrf_operands<T>(h, 4, 'U');
+    sytrf_input.work = Array<T>::vector(64);
     for (Scheme scheme : schemes_for(/*offloaded_only=*/false)) {
         for (const auto& [args, info] : potrf)
             expect_rejected_as_by_openblas<Potrf>(scheme, args, potrf_operands<T>(h, 4, 'U'), info);
@@ -248,6 +392,8 @@ TYPED_TEST(Lapack, InvalidArgumentsBehaveAsInOpenBLAS) {
             expect_rejected_as_by_openblas<Getrf>(scheme, args,
                                                   random_getrf_operands<T>(4, 4, 4, rng), info);
         }
+        for (const auto& [args, info] : sytrf)
+            expect_rejected_as_by_openblas<Sytrf>(scheme, args, sytrf_input, info);
     }
 }
 
@@ -267,6 +413,10 @@ TYPED_TEST(Lapack, EmptyMatricesBehaveAsInOpenBLAS) {
             const Args args{.m = shape.m, .n = shape.n, .lda = std::max<int64_t>(1, shape.m) + 1};
             expect_nothing_factored<Getrf>(
                 scheme, args, random_getrf_operands<T>(shape.m, shape.n, args.lda, rng));
+        }
+        for (const char* uplo : {"U", "L"}) {
+            expect_empty_problem_as_openblas<Sytrf>(scheme, Args{.flags = uplo, .n = 0, .lda = 1},
+                                                    sytrf_operands<T>(Dense(0, 0), 1, uplo[0]));
         }
     }
 }
