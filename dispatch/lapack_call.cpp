@@ -46,28 +46,46 @@ bool gesvd_valid(const LapackOp& op) {
     return rectangular_valid(op) && u_valid && op.ldvt >= std::max<int64_t>(1, vt_rows);
 }
 
-// Whether column j's diagonal element of the caller's matrix is exactly zero (both parts
-// for complex), the condition on which LAPACK's triangular routines report INFO = j + 1.
-bool diagonal_has_zero(const LapackOp& op) {
+// Whether the caller's A(j, j) is exactly zero (both parts for complex), the condition on
+// which LAPACK's triangular routines report INFO = j + 1.
+bool diagonal_zero_at(const LapackOp& op, int64_t j) {
     const std::size_t element = element_size(op.precision);
     const std::size_t parts = is_complex(op.precision) ? 2 : 1;
     const bool single = op.precision == GPUSHIM_PREC_S || op.precision == GPUSHIM_PREC_C;
-    const auto* base = static_cast<const std::byte*>(op.a);
-    for (int64_t j = 0; j < op.n; ++j) {
-        const std::byte* entry = base + static_cast<std::size_t>(j * op.lda + j) * element;
-        bool zero = true;
-        for (std::size_t part = 0; part < parts; ++part) {
-            if (single) {
-                float value;
-                std::memcpy(&value, entry + part * sizeof value, sizeof value);
-                zero = zero && value == 0.0F;
-            } else {
-                double value;
-                std::memcpy(&value, entry + part * sizeof value, sizeof value);
-                zero = zero && value == 0.0;
-            }
+    const std::byte* entry =
+        static_cast<const std::byte*>(op.a) + static_cast<std::size_t>(j * op.lda + j) * element;
+    for (std::size_t part = 0; part < parts; ++part) {
+        if (single) {
+            float value;
+            std::memcpy(&value, entry + part * sizeof value, sizeof value);
+            if (value != 0.0F) return false;
+        } else {
+            double value;
+            std::memcpy(&value, entry + part * sizeof value, sizeof value);
+            if (value != 0.0) return false;
         }
-        if (zero) return true;
+    }
+    return true;
+}
+
+bool diagonal_has_zero(const LapackOp& op) {
+    for (int64_t j = 0; j < op.n; ++j) {
+        if (diagonal_zero_at(op, j)) return true;
+    }
+    return false;
+}
+
+// The caller's pivot j (1-based as LAPACK's), of the entry point's integer width.
+int64_t pivot_at(const LapackOp& op, int64_t j) {
+    if (op.pivot_bytes == 8) return static_cast<const int64_t*>(op.host_pivots)[j];
+    return static_cast<const int32_t*>(op.host_pivots)[j];
+}
+
+// Whether SYTRF's D has a 1 x 1 block that is exactly zero, on which SYTRI reports INFO > 0
+// and returns.
+bool zero_one_by_one_block(const LapackOp& op) {
+    for (int64_t j = 0; j < op.n; ++j) {
+        if (pivot_at(op, j) > 0 && diagonal_zero_at(op, j)) return true;
     }
     return false;
 }
@@ -165,6 +183,7 @@ bool arguments_valid(const LapackOp& op) {
         case GPUSHIM_POTRF:
         case GPUSHIM_POTRI:
         case GPUSHIM_SYTRF:
+        case GPUSHIM_SYTRI:
             return is_one_of(op.uplo, "UL") && square_valid(op);
         case GPUSHIM_GETRF:
         case GPUSHIM_GEQRF:
@@ -243,7 +262,8 @@ bool is_degenerate(const LapackOp& op) {
 
 // LAPACK's eigen- and singular value drivers answer a NaN in their input in their own ways
 // (GESDD and GEEV: INFO < 0, from their balancing or norm checks; SYEV, SYEVD, GESVD:
-// INFO > 0; SYEVR: M = 0); a device library need not do the same, so the CPU does.
+// INFO > 0; SYEVR: M = 0), and so does SYTRF (INFO > 0); a device library need not do the
+// same, so the CPU does.
 bool input_has_nan(const LapackOp& op) {
     switch (op.kind) {
         case GPUSHIM_GESVD:
@@ -256,6 +276,9 @@ bool input_has_nan(const LapackOp& op) {
         case GPUSHIM_SYGVD:
             return has_nan(op, op.a, op.n, op.n, op.lda, op.uplo) ||
                    has_nan(op, op.b, op.n, op.n, op.ldb, op.uplo);
+        // SYTRF reports INFO = k at a column holding a NaN and goes on.
+        case GPUSHIM_SYTRF:
+            return has_nan(op, op.a, op.n, op.n, op.lda, op.uplo);
         default:
             return false;
     }
@@ -278,6 +301,8 @@ bool suits_device(const LapackOp& op) {
         case GPUSHIM_TRTRS:
         case GPUSHIM_TRTRI:
             return op.diag == 'U' || !diagonal_has_zero(op);
+        case GPUSHIM_SYTRI:
+            return !zero_one_by_one_block(op);
         default:
             return true;
     }
@@ -316,6 +341,7 @@ double flop_count(const LapackOp& op) {
             real_operations = 4.0 * n3 / 3.0;
             break;
         case GPUSHIM_POTRI:
+        case GPUSHIM_SYTRI:
             real_operations = 2.0 * n3 / 3.0;
             break;
         case GPUSHIM_TRTRS:

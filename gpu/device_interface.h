@@ -80,7 +80,8 @@ typedef enum {
     GPUSHIM_GEEV,      /* nonsymmetric eigenvalues and right eigenvectors */
     GPUSHIM_GELS,      /* least squares by QR */
     GPUSHIM_GELSD,     /* minimum-norm least squares by SVD */
-    GPUSHIM_SYTRF      /* symmetric indefinite (complex symmetric) Bunch-Kaufman factorization */
+    GPUSHIM_SYTRF,     /* symmetric indefinite (complex symmetric) Bunch-Kaufman factorization */
+    GPUSHIM_SYTRI      /* inverse from a Bunch-Kaufman factorization */
 } gpushim_lapack_kind;
 
 /* A LAPACK operation on device memory, with the meaning of the LAPACK routine of the same
@@ -124,12 +125,15 @@ typedef enum {
  *          or >= 1: machine epsilon, as LAPACK's xLALSD): b's first n rows X; when the rank is n, rows n+1..m the
  *          components of the residual (their sum of squares is its square norm); w: the n
  *          singular values of A, descending; *found (device int64_t): the effective rank.
- *   SYTRF  uplo, n, a, ipiv.           a: L and D (U and D) of P A P^T = L D L^T in the uplo
- *          triangle (the other untouched); ipiv: n pivots in LAPACK's SYTRF convention
- *          (1-based; a 2 x 2 block of D marked by two equal negative entries). Complex
- *          means complex symmetric (A^T = A), as LAPACK's CSYTRF, not Hermitian.
+ *   SYTRF  uplo, n, a, ipiv.           a: D and the multipliers of A = L D L^T (U D U^T), with
+ *          L = P(1) L(1) P(2) L(2) ... (U = P(n) U(n) ...), stored in the uplo triangle as
+ *          LAPACK's SYTRF stores them (the other triangle untouched); ipiv: n pivots in its
+ *          convention (1-based; a 2 x 2 block of D marked by two equal negative entries).
+ *          Complex means complex symmetric (A^T = A), as LAPACK's CSYTRF, not Hermitian.
+ *   SYTRI  uplo, n, a, ipiv.           a: SYTRF's factor in, the inverse's uplo triangle out
+ *          (the other untouched); ipiv: SYTRF's pivots (read).
  * The triangular operations (GETRI's U, POTRI, TRTRS, TRTRI with diag 'N') are given only
- * matrices whose diagonal has no exact zero. The real outputs (w, wi; vl, vu and rcond are doubles) are float for S and C,
+ * matrices whose diagonal has no exact zero, SYTRI no 1 x 1 block of D that is exactly zero. The real outputs (w, wi; vl, vu and rcond are doubles) are float for S and C,
  * double for D and Z. info: one int in device memory, set to LAPACK's INFO (0, or k > 0
  * as LAPACK defines it for the routine); when it is not 0 the other outputs are unspecified
  * (the host then computes the call on the CPU from its own copy of the inputs: a plugin

@@ -247,6 +247,17 @@ void lapack_sytrf(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
     });
 }
 
+// SYTRI's WORK (N elements, no LWORK) is scratch the device does not need.
+template <class T, class Int, class Cpu>
+void lapack_sytri(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                  GPUSHIM_LAPACK_sytri_PARAMS(T, Int)) {
+    LapackOp op = square_op(kind, *n, a, *lda);
+    op.uplo = fortran_flag(uplo);
+    set_pivots(op, ipiv);
+    route_without_workspace(
+        op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_sytri_ARGS); }, info);
+}
+
 template <class T, class Int, class Cpu>
 void lapack_uplo_solve(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                        GPUSHIM_LAPACK_uplo_solve_PARAMS(T, Int)) {

@@ -50,6 +50,10 @@
     X(dsytrf, SYTRF, sytrf, double, __VA_ARGS__) \
     X(csytrf, SYTRF, sytrf, ccomplex, __VA_ARGS__) \
     X(zsytrf, SYTRF, sytrf, zcomplex, __VA_ARGS__) \
+    X(ssytri, SYTRI, sytri, float, __VA_ARGS__) \
+    X(dsytri, SYTRI, sytri, double, __VA_ARGS__) \
+    X(csytri, SYTRI, sytri, ccomplex, __VA_ARGS__) \
+    X(zsytri, SYTRI, sytri, zcomplex, __VA_ARGS__) \
     X(strtrs, TRTRS, trtrs, float, __VA_ARGS__) \
     X(dtrtrs, TRTRS, trtrs, double, __VA_ARGS__) \
     X(ctrtrs, TRTRS, trtrs, ccomplex, __VA_ARGS__) \

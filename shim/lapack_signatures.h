@@ -45,6 +45,12 @@ using RealPart = typename fallback::RealOf<T>::type;
 #define GPUSHIM_LAPACK_sytrf_ARGS uplo, n, a, lda, ipiv, work, lwork, info, uplo_len
 #define GPUSHIM_LAPACK_sytrf_SHAPE 0, *n, 0, 0
 
+#define GPUSHIM_LAPACK_sytri_PARAMS(T, I)                                              \
+    const char *uplo, const I *n, T *a, const I *lda, const I *ipiv, T *work, I *info, \
+        std::size_t uplo_len
+#define GPUSHIM_LAPACK_sytri_ARGS uplo, n, a, lda, ipiv, work, info, uplo_len
+#define GPUSHIM_LAPACK_sytri_SHAPE 0, *n, 0, 0
+
 #define GPUSHIM_LAPACK_uplo_solve_PARAMS(T, I)                                                  \
     const char *uplo, const I *n, const I *nrhs, T *a, const I *lda, T *b, const I *ldb, I *info, \
         std::size_t uplo_len

@@ -3,8 +3,8 @@
 // cuSOLVER's 64-bit generic API (cusolverDnX*) where it has the routine: POTRF, GETRF,
 // GETRS, POTRS, TRTRI, GEQRF, SYEVD, GESVD, SYEVR (Xsyevdx), GEEV (Xgeev), so that
 // dimensions, leading dimensions and pivots above 2^31 pass through unchanged. Its legacy
-// typed API where it has not: ORGQR/UNGQR, ORMQR/UNMQR, POTRI, SYGVD/HEGVD and SYTRF take
-// int sizes, and an operation whose sizes do not fit is refused (kUnsupportedLapackSize),
+// typed API where it has not: ORGQR/UNGQR, ORMQR/UNMQR, POTRI, SYGVD/HEGVD, SYTRF and SYTRI
+// take int sizes, and an operation whose sizes do not fit is refused (kUnsupportedLapackSize),
 // never truncated. TRTRS is cuBLAS's trsm (64-bit API). GESV and POSV are their two steps; GETRI
 // is GETRS on an identity; GELS is Xgeqrf, ORMQR/UNMQR with Q^H and cuBLAS's trsm with R;
 // GELSD is Xgeqrf, ORMQR/UNMQR, Xgesvd of R and cuBLAS's gemm and dgmm.
@@ -15,8 +15,9 @@
 // 2 2 2). They reach op.ipiv unconverted, and Xgetrs reads them back the same way.
 //
 // Nothing here waits for the device but SYEVR (cusolverDnXsyevdx returns its count in host
-// memory), GELSD (the rank is decided on the host from the singular values), SYTRF (its int
-// pivots are widened on the host) and an operation that follows one of them (until their
+// memory), GELSD (the rank is decided on the host from the singular values), SYTRF and SYTRI
+// (their int pivots are widened or narrowed on the host) and an operation that follows one of
+// them (until their
 // copies from host memory have read it): every step
 // is enqueued on the queue's stream, with workspaces taken and given back in stream order.
 #include "gpu/cuda/cuda_lapack.h"
@@ -205,6 +206,8 @@ struct Element<float> {
     static constexpr auto sygvd = cusolverDnSsygvd;
     static constexpr auto sytrf_buffer_size = cusolverDnSsytrf_bufferSize;
     static constexpr auto sytrf = cusolverDnSsytrf;
+    static constexpr auto sytri_buffer_size = cusolverDnSsytri_bufferSize;
+    static constexpr auto sytri = cusolverDnSsytri;
 };
 
 template <>
@@ -228,6 +231,8 @@ struct Element<double> {
     static constexpr auto sygvd = cusolverDnDsygvd;
     static constexpr auto sytrf_buffer_size = cusolverDnDsytrf_bufferSize;
     static constexpr auto sytrf = cusolverDnDsytrf;
+    static constexpr auto sytri_buffer_size = cusolverDnDsytri_bufferSize;
+    static constexpr auto sytri = cusolverDnDsytri;
 };
 
 template <>
@@ -251,6 +256,8 @@ struct Element<cuComplex> {
     static constexpr auto sygvd = cusolverDnChegvd;
     static constexpr auto sytrf_buffer_size = cusolverDnCsytrf_bufferSize;
     static constexpr auto sytrf = cusolverDnCsytrf;
+    static constexpr auto sytri_buffer_size = cusolverDnCsytri_bufferSize;
+    static constexpr auto sytri = cusolverDnCsytri;
 };
 
 template <>
@@ -274,6 +281,8 @@ struct Element<cuDoubleComplex> {
     static constexpr auto sygvd = cusolverDnZhegvd;
     static constexpr auto sytrf_buffer_size = cusolverDnZsytrf_bufferSize;
     static constexpr auto sytrf = cusolverDnZsytrf;
+    static constexpr auto sytri_buffer_size = cusolverDnZsytri_bufferSize;
+    static constexpr auto sytri = cusolverDnZsytri;
 };
 
 // ---- flags ----------------------------------------------------------------------------------
@@ -490,6 +499,50 @@ int sytrf(const gpushim_lapack_op& op, LapackState& state) {
         reinterpret_cast<int64_t*>(static_cast<char*>(state.host_workspace) + wide_at);
     std::copy(narrow, narrow + order, wide);
     return copy_from_plugin_host(op.ipiv, wide, order * sizeof(int64_t), state);
+}
+
+// The inverse from SYTRF's factor on cuSOLVER's legacy sytri, which reads int pivots: op.ipiv
+// comes to the host workspace, is narrowed there and goes to the device workspace, ahead of
+// the work area, in stream order before the inversion.
+template <class T>
+int sytri(const gpushim_lapack_op& op, LapackState& state) {
+    if (!fits_int({op.n, op.lda})) return kUnsupportedLapackSize;
+    const int n = static_cast<int>(op.n), lda = static_cast<int>(op.lda);
+    auto* const a = static_cast<T*>(op.a);
+    const auto order = static_cast<size_t>(n);
+    const size_t wide_bytes = order * sizeof(int64_t);
+    const size_t narrow_bytes = order * sizeof(int);
+    const size_t work_at = (narrow_bytes + kScratchBytes - 1) / kScratchBytes * kScratchBytes;
+    if (const int status = reserve_workspaces(state, work_at, wide_bytes + narrow_bytes)) {
+        return status;
+    }
+    int lwork = 0;
+    if (const int status = status_from(
+            Element<T>::sytri_buffer_size(state.solver, fill(op.uplo), n, a, lda,
+                                          static_cast<const int*>(work_area(state)), &lwork))) {
+        return status;
+    }
+    if (lwork < 0) return kUnsupportedLapackSize;  // the int count overflowed
+    if (const int status = reserve_workspaces(
+            state, work_at + static_cast<size_t>(lwork) * sizeof(T), wide_bytes + narrow_bytes)) {
+        return status;
+    }
+    auto* const wide = static_cast<int64_t*>(state.host_workspace);
+    if (const int status = runtime_status(
+            cudaMemcpyAsync(wide, op.ipiv, wide_bytes, cudaMemcpyDeviceToHost, state.stream))) {
+        return status;
+    }
+    if (const int status = runtime_status(cudaStreamSynchronize(state.stream))) return status;
+    auto* const narrow =
+        reinterpret_cast<int*>(static_cast<char*>(state.host_workspace) + wide_bytes);
+    std::copy(wide, wide + order, narrow);  // SYTRF's pivots: |ipiv(k)| <= n, an int
+    auto* const device_pivots = static_cast<int*>(work_area(state));
+    if (const int status = copy_from_plugin_host(device_pivots, narrow, narrow_bytes, state)) {
+        return status;
+    }
+    return status_from(Element<T>::sytri(
+        state.solver, fill(op.uplo), n, a, lda, device_pivots,
+        reinterpret_cast<T*>(static_cast<char*>(work_area(state)) + work_at), lwork, op.info));
 }
 
 // op(A) X = B on cuBLAS's trsm. LAPACK's TRTRS first reports an exactly zero diagonal
@@ -1132,6 +1185,8 @@ int enqueue(const gpushim_lapack_op& op, LapackState& state) {
             return gelsd<T>(op, state);
         case GPUSHIM_SYTRF:
             return sytrf<T>(op, state);
+        case GPUSHIM_SYTRI:
+            return sytri<T>(op, state);
     }
     return kInvalidLapackOperation;
 }
@@ -1160,6 +1215,7 @@ bool operation_valid(const gpushim_lapack_op& op) {
         case GPUSHIM_GETRI:
             return op.ipiv != nullptr;
         case GPUSHIM_SYTRF:
+        case GPUSHIM_SYTRI:
             return uplo && op.ipiv != nullptr;
         case GPUSHIM_GETRS:
             return trans && op.ipiv != nullptr && op.b != nullptr;

@@ -199,8 +199,8 @@ const char* describe_error(int status) {
         case kUnsupportedLapackSize:
             return "the CUDA plugin got a LAPACK operation whose sizes, or the workspace they "
                    "need, exceed the 32-bit int of a cuSOLVER routine it runs on (the legacy "
-                   "API's: ORGQR/UNGQR, ORMQR/UNMQR, POTRI, SYGVD/HEGVD, SYTRF, and the ORMQR "
-                   "step of GELS and GELSD)";
+                   "API's: ORGQR/UNGQR, ORMQR/UNMQR, POTRI, SYGVD/HEGVD, SYTRF, SYTRI, and the "
+                   "ORMQR step of GELS and GELSD)";
     }
     return "unknown CUDA plugin status";
 }

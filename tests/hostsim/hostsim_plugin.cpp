@@ -259,7 +259,7 @@ int blas3(const gpushim_blas3_op* op, gpushim_queue) {
 //
 // Every kind calls the CPU routine of the same meaning (?getrf_, ?orgqr_ or ?ungqr_, ...) on
 // the op's own pointers and leading dimensions. Pivots are int64 in the op and int32 for the
-// CPU: narrowed for the routines that read them (GETRS, GETRI), widened for those that write
+// CPU: narrowed for the routines that read them (GETRS, GETRI, SYTRI), widened for those that write
 // them (GETRF, GESV, SYTRF). Workspaces come from a query (LWORK = -1) and live for the call.
 
 using Int = int32_t;
@@ -589,6 +589,13 @@ int run_lapack(const gpushim_lapack_op& op) {
                 n);
             if (found) widen_pivots(n);
             break;
+        case GPUSHIM_SYTRI: {
+            narrow_pivots(n);
+            std::vector<T> work(static_cast<std::size_t>(std::max<Int>(1, n)));
+            found = call_cpu<T>("sytri", uplo, &n, a, &lda, pivots.data(), work.data(), &info,
+                                kFlagLength);
+            break;
+        }
         case GPUSHIM_TRTRS:
             found = call_cpu<T>("trtrs", uplo, &trans, &op.diag, &n, &nrhs, a, &lda, b, &ldb, &info,
                                 kFlagLength, kFlagLength, kFlagLength);

@@ -42,12 +42,15 @@
 //   - SYTRF ('L', 'U'; random, and with a zero diagonal, which takes 2 x 2 pivots): the factor
 //     and pivots read as LAPACK documents them (L = P(1) L(1) P(2) L(2) ...) give A x for a
 //     random x to |A||x| + |L||D||L^T||x| times n eps, the other triangle kept; INFO > 0 for
-//     a zero row and column;
+//     a zero row and column; SYTRI of the plugin's SYTRF factors: |A inv(A) - I|, the other
+//     triangle kept, the pivots unchanged;
 //   - all four precisions; then larger calls on the same queue (dpotrf 'L' n, zpotrf 'U'
-//     3n/4, dgetrf n x n, dgesv n, dsyevd n/4, with n from --large-n), which make a
+//     3n/4, dsytrf 'L' n and 'U' n/2 + 3, zsytrf 'U' n/2 and 'L' n/4 + 5 (checked as above),
+//     dgetrf n x n, dgesv n, dsyevd n/4, with n from --large-n), which make a
 //     plugin's workspaces grow, checked by matrix-vector residuals (A x against
 //     L (L^H x), P A x against L (U x), A X against B, A V y against V W y);
-//   - the CUDA plugin only: GETRF, GETRS, GESV, GETRI and SYTRF with a null ipiv are refused
+//   - the CUDA plugin only: GETRF, GETRS, GESV, GETRI, SYTRF and SYTRI with a null ipiv are
+//     refused
 //     (cuSOLVER would go without pivoting), and so is a GESVD it cannot compute (m < n,
 //     both jobs 'O'), a SYEVR with a malformed range or no found, a SYGVD of itype 4 or
 //     of order 32767 (its int workspace count may have wrapped), a real GEEV without wi, a
@@ -867,14 +870,18 @@ Matrix<T> hpd_matrix(int64_t n, int64_t pad, Random& g) {
     return a;
 }
 
-// The Hermitian matrix whose uplo triangle `m` holds.
+// The Hermitian matrix whose uplo triangle `m` holds; with `conjugate` false, the (complex)
+// symmetric one.
 template <typename T>
-Matrix<Wide<T>> hermitian_from(const Matrix<T>& m, char uplo) {
+Matrix<Wide<T>> hermitian_from(const Matrix<T>& m, char uplo, bool conjugate = true) {
     Matrix<Wide<T>> h(m.rows, m.cols);
     for (int64_t j = 0; j < m.cols; ++j) {
         for (int64_t i = 0; i < m.rows; ++i) {
             const bool stored = uplo == 'L' ? i >= j : i <= j;
-            h(i, j) = stored ? static_cast<Wide<T>>(m(i, j)) : conj_(static_cast<Wide<T>>(m(j, i)));
+            const auto mirrored = static_cast<Wide<T>>(m(j, i));
+            h(i, j) = stored      ? static_cast<Wide<T>>(m(i, j))
+                      : conjugate ? conj_(mirrored)
+                                  : mirrored;
         }
     }
     return h;
@@ -1309,14 +1316,20 @@ std::vector<PivotBlock> pivot_blocks(const std::vector<int64_t>& ipiv, char uplo
     std::vector<PivotBlock> blocks;
     for (int64_t step = 0; step < n;) {
         const int64_t k = uplo == 'L' ? step : n - 1 - step;
+        // LAPACK interchanges a row with one not yet eliminated: below it for 'L', above it
+        // for 'U' (SYTRI and SciPy's ldl rely on that).
+        const auto ahead = [&](int64_t row, int64_t with) {
+            return uplo == 'L' ? with >= row : with <= row;
+        };
         PivotBlock b{};
-        if (at(k) > 0 && at(k) <= n) {
+        if (at(k) > 0 && at(k) <= n && ahead(k, at(k) - 1)) {
             b = {k, 1, k, at(k) - 1, 0, 0};
         } else {
             const int64_t partner = uplo == 'L' ? k + 1 : k - 1;
-            if (at(k) >= 0 || -at(k) > n || partner < 0 || partner >= n || at(partner) != at(k))
+            if (at(k) >= 0 || -at(k) > n || partner < 0 || partner >= n || at(partner) != at(k) ||
+                !ahead(partner, -at(k) - 1))
                 return {};
-            b = {std::min(k, partner), 2, uplo == 'L' ? k + 1 : k - 1, -at(k) - 1, 0, 0};
+            b = {std::min(k, partner), 2, partner, -at(k) - 1, 0, 0};
         }
         b.v_first = uplo == 'L' ? b.start + b.size : 0;
         b.v_last = uplo == 'L' ? n : b.start;
@@ -1363,6 +1376,35 @@ std::vector<W> apply_factored(const Matrix<W>& f, char uplo, const std::vector<P
         std::swap(value(b->swap_row), value(b->swap_with));
     }
     return x;
+}
+
+// SYTRI on the plugin's own SYTRF factor (with 2 x 2 blocks where `zero_diagonal`): |A inv(A) - I|
+// from the inverse's uplo triangle, the other triangle kept, the pivots read only.
+template <typename T>
+void sytri_case(char uplo, int64_t n, bool zero_diagonal) {
+    Random g(static_cast<uint64_t>(n * 37 + uplo + (zero_diagonal ? 5 : 0)));
+    Matrix<T> a = random_matrix<T>(n, n, 2, g);
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < n; ++i) {
+            if (uplo == 'L' ? i < j : i > j) a(i, j) = T(kJunk);
+            if (zero_diagonal && i == j) a(i, j) = T(0);
+        }
+    }
+    Matrix<T> f = a;
+    std::vector<int64_t> ipiv(static_cast<size_t>(n), 0);
+    CHECK_STATUS(factor<T>({.kind = GPUSHIM_SYTRF, .uplo = uplo, .n = n},
+                           {inout(kSlotA, f), inout(kSlotIpiv, ipiv)}));
+    Outcome out;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_SYTRI, .uplo = uplo, .n = n},
+                          {inout(kSlotA, f), in(kSlotIpiv, ipiv)}, &out));
+    const double r = inverse_ratio(hermitian_from(a, uplo, false), hermitian_from(f, uplo, false),
+                                   Traits<T>::eps);
+    const bool kept = triangle_kept(a, f, uplo, false) && out.padding_kept;
+    report(out.info == 0 && kept && out.unchanged && r < kBound,
+           format("%csytri %c n=%lld%s: info=%d, other triangle and padding kept=%d, ipiv "
+                  "unchanged=%d, |A inv(A) - I|/(|A||inv(A)| n eps)=%.3g",
+                  Traits<T>::name, uplo, static_cast<long long>(n),
+                  zero_diagonal ? " zero diagonal" : "", out.info, kept, out.unchanged, r));
 }
 
 // `zero_diagonal`: Bunch-Kaufman then takes 2 x 2 pivots (reported; at least one expected);
@@ -1415,9 +1457,10 @@ void sytrf_case(char uplo, int64_t n, bool zero_diagonal, int64_t zero_row = 0) 
                 direct_scale += std::abs(aij) * std::abs(x[static_cast<size_t>(j)]);
             }
             const auto k = static_cast<size_t>(i);
-            r = std::max(r,
-                         std::abs(direct - product[k]) / ((direct_scale + std::abs(scale[k])) *
-                                                          static_cast<double>(n) * Traits<T>::eps));
+            const double e =
+                std::abs(direct - product[k]) /
+                ((direct_scale + std::abs(scale[k])) * static_cast<double>(n) * Traits<T>::eps);
+            if (!(e <= r)) r = e;  // a NaN is the largest
         }
     }
     const bool pivots_exercised = !zero_diagonal || two_by_two > 0;
@@ -2162,6 +2205,8 @@ void more_kinds() {
         sytrf_case<T>(uplo, 70, false);
         sytrf_case<T>(uplo, 41, true);
         sytrf_case<T>(uplo, 30, false, 9);  // D exactly singular: INFO > 0
+        sytri_case<T>(uplo, 60, false);
+        sytri_case<T>(uplo, 45, true);
     }
     geqrf_orgqr_case<T>(90, 60, 10);
     geqrf_orgqr_case<T>(50, 50);
@@ -2334,6 +2379,8 @@ void refusals() {
     refuse("dgetri with a null ipiv", {.kind = GPUSHIM_GETRI, .n = 4, .lda = 4}, {kSlotA});
     refuse("dsytrf with a null ipiv", {.kind = GPUSHIM_SYTRF, .uplo = 'L', .n = 4, .lda = 4},
            {kSlotA});
+    refuse("dsytri with a null ipiv", {.kind = GPUSHIM_SYTRI, .uplo = 'U', .n = 4, .lda = 4},
+           {kSlotA});
     Call svd{.kind = GPUSHIM_GESVD,
              .jobu = 'S',
              .jobvt = 'S',
@@ -2453,6 +2500,11 @@ int main(int argc, char** argv) {
     // Larger calls on the same queue: workspaces grow (and a time, for scale).
     potrf_large<double>('L', large_n);
     potrf_large<std::complex<double>>('U', large_n * 3 / 4);
+    // cuSOLVER's blocked SYTRF, at orders that offload, and one no block size divides.
+    sytrf_case<double>('L', large_n, false);
+    sytrf_case<double>('U', large_n / 2 + 3, false);
+    sytrf_case<std::complex<double>>('U', large_n / 2, false);
+    sytrf_case<std::complex<double>>('L', large_n / 4 + 5, false);
     getrf_large<double>(large_n, large_n);
     getrf_large<double>(large_n / 2, large_n / 4);  // after growth: the workspace is reused
     gesv_large(large_n);

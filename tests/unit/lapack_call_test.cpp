@@ -18,9 +18,10 @@ LapackOp factorization(gpushim_lapack_kind kind, int64_t m, int64_t n, int64_t l
     return op;
 }
 
-// POTRF and SYTRF take the same checked arguments (SYTRF's LWORK is the workspace check's).
+// POTRF, SYTRF and SYTRI take the same checked arguments (SYTRF's LWORK is the workspace
+// check's).
 TEST(LapackCall, PotrfAndSytrfArgumentsFollowLapack) {
-    for (gpushim_lapack_kind kind : {GPUSHIM_POTRF, GPUSHIM_SYTRF}) {
+    for (gpushim_lapack_kind kind : {GPUSHIM_POTRF, GPUSHIM_SYTRF, GPUSHIM_SYTRI}) {
         EXPECT_TRUE(arguments_valid(factorization(kind, 0, 5, 5)));
         EXPECT_FALSE(arguments_valid(factorization(kind, 0, 5, 4)));
         EXPECT_FALSE(arguments_valid(factorization(kind, 0, -1, 1)));
@@ -179,6 +180,27 @@ TEST(LapackCall, TriangularOperationsWithAZeroOnTheDiagonalStayOnTheCpu) {
     EXPECT_FALSE(suits_device(op));
 }
 
+// SYTRI reports INFO = k for an exactly zero 1 x 1 block of D (a positive pivot), not for a
+// zero diagonal entry inside a 2 x 2 block (negative pivots).
+TEST(LapackCall, SytriWithAZeroOneByOneBlockStaysOnTheCpu) {
+    double a[9] = {2, 1, 1, 0, 3, 1, 0, 0, 4};
+    for (int pivot_bytes : {4, 8}) {
+        int32_t narrow[3] = {1, 2, 3};
+        int64_t wide[3] = {1, 2, 3};
+        LapackOp op = factorization(GPUSHIM_SYTRI, 0, 3, 3);
+        op.a = a;
+        op.host_pivots = pivot_bytes == 4 ? static_cast<void*>(narrow) : static_cast<void*>(wide);
+        op.pivot_bytes = pivot_bytes;
+        a[4] = 3.0;
+        EXPECT_TRUE(suits_device(op));
+        a[4] = 0.0;  // D(2,2), a 1 x 1 block
+        EXPECT_FALSE(suits_device(op));
+        narrow[1] = narrow[2] = -3;  // D(2:3, 2:3) a 2 x 2 block
+        wide[1] = wide[2] = -3;
+        EXPECT_TRUE(suits_device(op));
+    }
+}
+
 TEST(LapackCall, EigenAndSvdDriversLeaveNanToTheCpu) {
     double a[6] = {1, 2, 3, 4, 5, 6};
     LapackOp svd_op = svd('N', 'N', 3, 2, 1, 1);
@@ -206,6 +228,17 @@ TEST(LapackCall, EigenAndSvdDriversLeaveNanToTheCpu) {
     EXPECT_TRUE(suits_device(eigen));
     s[1] = std::nan("");
     EXPECT_FALSE(suits_device(eigen));
+}
+
+// SYTRF reports INFO > 0 at a NaN in the triangle it reads (uplo 'L': A(2,1) = s[1]; 'U' does
+// not read it).
+TEST(LapackCall, SytrfLeavesNanToTheCpu) {
+    double s[4] = {2, std::nan(""), 1, 3};
+    LapackOp op = factorization(GPUSHIM_SYTRF, 0, 2, 2);
+    op.a = s;
+    EXPECT_FALSE(suits_device(op));
+    op.uplo = 'U';
+    EXPECT_TRUE(suits_device(op));
 }
 
 TEST(LapackCall, EigenAndSvdCostsAreCounted) {

@@ -1,5 +1,5 @@
 // The shim's LAPACK solvers and inverses ({s,d,c,z}getrs, gesv, getri, potrs, posv, potri,
-// trtrs, trtri) against OpenBLAS called directly, through the real exported entry points of
+// sytri, trtrs, trtri) against OpenBLAS called directly, through the real exported entry points of
 // libgpushim.so: standard names, 64_ names (the reference then is Debian's ILP64 OpenBLAS)
 // and, when the device certainly completes every call, the scipy_ names (whose CPU symbols
 // exist only inside a pip wheel; not for GETRI, whose workspace the shim checks with the CPU
@@ -17,9 +17,13 @@
 //  - GETRI's WORK(1): OpenBLAS's workspace query answer (or, run on the CPU, what OpenBLAS's
 //    call stores); a workspace query (LWORK = -1) and a valid LWORK below the optimal one
 //    give OpenBLAS's results bit for bit;
+//  - SYTRI on OpenBLAS's SYTRF factors of well-conditioned symmetric (complex symmetric)
+//    indefinite matrices, with 1 x 1 and with 2 x 2 blocks in D: the inverse's uplo triangle
+//    agrees with OpenBLAS's, the rest and the pivots untouched (WORK is scratch);
 //  - INFO > 0 (GESV with an exactly zero column, POSV on a matrix that is not positive
 //    definite, GETRI, TRTRS, TRTRI with an exact zero on the diagonal, POTRI with a zero on
-//    the factor's diagonal): everything bit-identical to OpenBLAS's;
+//    the factor's diagonal, SYTRI with an exactly zero 1 x 1 block of D): everything
+//    bit-identical to OpenBLAS's;
 //  - invalid arguments: OpenBLAS's INFO < 0 and xerbla message, the arrays untouched;
 //  - empty problems (n = 0, nrhs = 0; POSV factors A even then, OpenBLAS's GESV does not);
 //  - n = 230 (too large for the small_device variant's device).
@@ -96,6 +100,15 @@ struct Trtri : Named<"trtri"> {
     }
 };
 
+struct Sytri : Named<"sytri"> {
+    template <class T, class I>
+    static void call(void* fn, const Args& x, Ints<I>& i, Operands<T>& o) {
+        IntArgument<I> ipiv(o.ipiv);
+        call_fortran(fn, x.flag(0), &i.n, o.a.data(), &i.lda, ipiv.data(), o.work.data(), &i.info,
+                     kFlag);
+    }
+};
+
 // --- Operands -----------------------------------------------------------------------------
 // The LU factors and pivots of `a` (GETRS's and GETRI's operands), by OpenBLAS's GETRF,
 // whose INFO they keep.
@@ -116,6 +129,43 @@ Operands<T> cholesky_factor(const Dense& h, int64_t lda, char uplo) {
     o = run_reference<Potrf>(Scheme::standard,
                              Args{.flags = std::string(1, uplo), .n = h.rows, .lda = lda}, o);
     EXPECT_EQ(o.info, 0) << "OpenBLAS's POTRF of an operand";
+    return o;
+}
+
+// A symmetric (complex symmetric) indefinite matrix of eigenvalues away from zero: with
+// `paired`, 2 x 2 blocks [0.1 1; 1 0.1] on the diagonal (Bunch-Kaufman takes them as 2 x 2
+// pivots), else a diagonal of alternating sign and magnitude in [1, 2]; entries of at most
+// 0.25 / n elsewhere.
+inline Dense symmetric_indefinite(int64_t n, bool complex, bool paired, Rng& rng) {
+    const Dense r = random_dense(n, n, complex, rng);
+    Dense a(n, n);
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i <= j; ++i) {
+            c64 x = r(i, j) * (0.25 / static_cast<double>(n));
+            if (i == j)
+                x = paired ? c64(0.1) : c64((j % 2 == 0 ? 1.0 : -1.0) * (1.0 + std::abs(r(i, j))));
+            if (paired && i % 2 == 0 && j == i + 1) x = 1.0;
+            a(i, j) = a(j, i) = x;
+        }
+    }
+    return a;
+}
+
+// SYTRI's operands: OpenBLAS's SYTRF factor of `a` in the uplo triangle (the other NaN), its
+// pivots, and WORK of N elements; its INFO kept.
+template <class T>
+Operands<T> sytrf_factors(const Dense& a, int64_t lda, char uplo) {
+    const int64_t n = a.rows;
+    Operands<T> o;
+    o.a = triangle_of<T>(a, uplo, lda);
+    o.ipiv = Array<int64_t>::vector(n);
+    // Debian's OpenBLAS 0.3.21 CSYTRF and ZSYTRF with UPLO = 'U' read up to N - 1 elements
+    // past the N * NB of WORK that their query asks for: 65 N holds NB = 64 and that.
+    o.work = Array<T>::vector(65 * std::max<int64_t>(1, n));
+    o = run_reference<Sytrf>(
+        Scheme::standard, Args{.flags = std::string(1, uplo), .n = n, .lda = lda, .lwork = 64 * n},
+        o);
+    o.work = Array<T>::vector(n);
     return o;
 }
 
@@ -314,6 +364,23 @@ TYPED_TEST(LapackSolve, PotriMatchesOpenBLAS) {
                   });
 }
 
+// With 1 x 1 and with 2 x 2 blocks of D.
+TYPED_TEST(LapackSolve, SytriMatchesOpenBLAS) {
+    using T = TypeParam;
+    Rng rng(36);
+    for_each_case(schemes_for(/*offloaded_only=*/true), {"U", "L", "u", "l"},
+                  [&](Scheme scheme, int64_t n, int64_t pad, const std::string& uplo) {
+                      for (bool paired : {false, true}) {
+                          const Args args{.flags = uplo, .n = n, .lda = n + pad};
+                          const Operands<T> input =
+                              sytrf_factors<T>(symmetric_indefinite(n, kIsComplex<T>, paired, rng),
+                                               args.lda, uplo[0]);
+                          ASSERT_EQ(input.info, 0) << "OpenBLAS's SYTRF of SYTRI's operand";
+                          expect_inverted<Sytri>(scheme, args, input, triangle_region(uplo[0]));
+                      }
+                  });
+}
+
 // Every uplo x trans x diag; a lower-case trans on the padded half.
 TYPED_TEST(LapackSolve, TrtrsMatchesOpenBLAS) {
     using T = TypeParam;
@@ -426,6 +493,15 @@ TYPED_TEST(LapackSolve, SingularGivesOpenBLASsResultExactly) {
                         expect_exactly_openblas<Potri>(
                             scheme, Args{.flags = flag, .n = n, .lda = lda}, input, why, k);
                     }
+                    {
+                        // D's 1 x 1 blocks are its diagonal (a diagonally dominant matrix
+                        // pivots nowhere): the k-th made exactly zero.
+                        Operands<T> input = sytrf_factors<T>(
+                            symmetric_indefinite(n, kIsComplex<T>, false, rng), lda, uplo);
+                        input.a.at(k - 1, k - 1) = T{};
+                        expect_exactly_openblas<Sytri>(
+                            scheme, Args{.flags = flag, .n = n, .lda = lda}, input, why, k);
+                    }
                     Operands<T> input;
                     input.a = triangular<T>(n, lda, uplo, 'N', rng);
                     input.a.at(k - 1, k - 1) = T{};
@@ -457,6 +533,8 @@ TYPED_TEST(LapackSolve, InvalidArgumentsBehaveAsInOpenBLAS) {
     Operands<T> tri;
     tri.a = triangular<T>(n, n, 'L', 'N', rng);
     tri.b = lu.b;
+    const Operands<T> bk =
+        sytrf_factors<T>(symmetric_indefinite(n, kIsComplex<T>, true, rng), n, 'U');
     for (Scheme scheme : schemes_for(/*offloaded_only=*/false)) {
         const auto getrs = [&](const char* trans, int64_t nn, int64_t nrhs, int64_t lda,
                                int64_t ldb, int64_t info) {
@@ -506,6 +584,13 @@ TYPED_TEST(LapackSolve, InvalidArgumentsBehaveAsInOpenBLAS) {
         potri("X", n, n, -1);
         potri("U", -1, n, -2);
         potri("L", n, n - 1, -4);
+        const auto sytri = [&](const char* uplo, int64_t nn, int64_t lda, int64_t info) {
+            expect_rejected_as_by_openblas<Sytri>(scheme, Args{.flags = uplo, .n = nn, .lda = lda},
+                                                  bk, info);
+        };
+        sytri("X", n, n, -1);
+        sytri("U", -1, n, -2);
+        sytri("L", n, n - 1, -4);
         const auto trtrs = [&](const char* flags, int64_t nn, int64_t nrhs, int64_t lda,
                                int64_t ldb, int64_t info) {
             expect_rejected_as_by_openblas<Trtrs>(
@@ -567,6 +652,7 @@ TYPED_TEST(LapackSolve, EmptyProblemsBehaveAsInOpenBLAS) {
               cholesky_factor<T>(random_hpd(n, kIsComplex<T>, rng), n, 'L'));
         empty(Posv{}, Args{.flags = "L", .n = 0, .nrhs = 1, .lda = 1, .ldb = 1}, none);
         empty(Potri{}, Args{.flags = "U", .n = 0, .lda = 1}, none);
+        empty(Sytri{}, Args{.flags = "L", .n = 0, .lda = 1}, none);
         empty(Trtrs{}, Args{.flags = "UNN", .n = 0, .nrhs = 3, .lda = 1, .ldb = 1}, none);
         empty(Trtrs{}, Args{.flags = "UTN", .n = n, .nrhs = 0, .lda = n, .ldb = n}, tri);
         empty(Trtri{}, Args{.flags = "LN", .n = 0, .lda = 1}, none);
@@ -611,6 +697,10 @@ TYPED_TEST(LapackSolve, LargerMatricesMatchOpenBLAS) {
                          tri);
     expect_inverted<Trtri>(scheme, Args{.flags = "UN", .n = n, .lda = lda}, tri,
                            triangle_region('U'));
+    expect_inverted<Sytri>(
+        scheme, Args{.flags = "U", .n = n, .lda = lda},
+        sytrf_factors<T>(symmetric_indefinite(n, kIsComplex<T>, true, rng), lda, 'U'),
+        triangle_region('U'));
 }
 
 }  // namespace

@@ -350,6 +350,15 @@ struct UploMatrix : Named<Name> {
 };
 using Potrf = UploMatrix<"potrf">;
 
+struct Sytrf : Named<"sytrf"> {
+    template <class T, class I>
+    static void call(void* fn, const Args& x, Ints<I>& i, Operands<T>& o) {
+        IntArgument<I> ipiv(o.ipiv);
+        call_fortran(fn, x.flag(0), &i.n, o.a.data(), &i.lda, ipiv.data(), o.work.data(), &i.lwork,
+                     &i.info, kFlag);
+    }
+};
+
 // --- Calls --------------------------------------------------------------------------------
 template <class R, class I, class T>
 void call_as(void* function, const Args& args, Operands<T>& ops) {

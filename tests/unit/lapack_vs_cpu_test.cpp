@@ -30,12 +30,11 @@
 //    and a workspace below the optimal one run on the CPU, bit for bit OpenBLAS's;
 //  - INFO > 0: POTRF on matrices whose leading minor of order k is not positive definite
 //    (INFO = k), GETRF on matrices with an exactly zero column k (INFO = k) and SYTRF on
-//    symmetric matrices with a zero row and column k (D exactly singular): the shim
+//    symmetric matrices with a zero row and column k (D exactly singular) or a NaN: the shim
 //    recomputes such calls on the CPU, so the whole array, the pivots and INFO must equal
 //    OpenBLAS's bit for bit;
-//  - invalid arguments (uplo 'X', m < 0, n < 0, lda too small, SYTRF's lwork 0): forwarded, the
-//  same xerbla
-//    message and the same INFO < 0, the array untouched;
+//  - invalid arguments (uplo 'X', m < 0, n < 0, lda too small, SYTRF's lwork 0): forwarded,
+//    the same xerbla message and the same INFO < 0, the array untouched;
 //  - empty matrices (n = 0, m = 0): INFO = 0, nothing written;
 //  - larger matrices (n = 260), which the small_device variant computes on the CPU;
 //  - a leading dimension above 2^32 through the 64-bit names;
@@ -85,15 +84,6 @@ Operands<T> random_getrf_operands(int64_t m, int64_t n, int64_t lda, Rng& rng) {
 
 // SYTRF: the uplo triangle of `a` (which stands for the symmetric matrix it determines; the
 // other triangle NaN), room for the pivots, and a workspace set by with_queried_workspaces().
-struct Sytrf : Named<"sytrf"> {
-    template <class T, class I>
-    static void call(void* fn, const Args& x, Ints<I>& i, Operands<T>& o) {
-        IntArgument<I> ipiv(o.ipiv);
-        call_fortran(fn, x.flag(0), &i.n, o.a.data(), &i.lda, ipiv.data(), o.work.data(), &i.lwork,
-                     &i.info, kFlag);
-    }
-};
-
 template <class T>
 Operands<T> sytrf_operands(const Dense& a, int64_t lda, char uplo) {
     Operands<T> o;
@@ -290,6 +280,11 @@ TYPED_TEST(Lapack, SytrfSingularGivesOpenBLASsResultExactly) {
                         p.what + " row and column " + std::to_string(k) + " zero";
                     EXPECT_GT(p.ref.info, 0) << what << ": OpenBLAS";
                     EXPECT_EQ(compare_exact(p), "") << what;
+                    Operands<T> with_nan = input;
+                    with_nan.a.at(k - 1, k - 1) = nan_value<T>();
+                    const Pair<T> q = run_both<Sytrf>(scheme, args, with_nan);
+                    EXPECT_GT(q.ref.info, 0) << q.what << " NaN at " << k << ": OpenBLAS";
+                    EXPECT_EQ(compare_exact(q), "") << q.what << " NaN at " << k;
                 }
             }
         }
