@@ -196,6 +196,8 @@ bool arguments_valid(const LapackOp& op) {
             return square_valid(op);
         case GPUSHIM_POTRS:
         case GPUSHIM_POSV:
+        case GPUSHIM_SYTRS:
+        case GPUSHIM_SYSV:
             return is_one_of(op.uplo, "UL") && solve_valid(op);
         case GPUSHIM_TRTRS:
             return is_one_of(op.uplo, "UL") && is_one_of(op.trans, "NTC") &&
@@ -240,6 +242,8 @@ bool is_degenerate(const LapackOp& op) {
         // Either way, the CPU library's answer is the one to give.
         case GPUSHIM_GESV:
         case GPUSHIM_POSV:
+        case GPUSHIM_SYTRS:
+        case GPUSHIM_SYSV:
             return op.n == 0 || op.nrhs == 0;
         // No reflectors: ORMQR leaves C as it is and ORGQR writes columns of the identity,
         // work that is not worth a device (whose tau would be an array of no elements).
@@ -276,8 +280,9 @@ bool input_has_nan(const LapackOp& op) {
         case GPUSHIM_SYGVD:
             return has_nan(op, op.a, op.n, op.n, op.lda, op.uplo) ||
                    has_nan(op, op.b, op.n, op.n, op.ldb, op.uplo);
-        // SYTRF reports INFO = k at a column holding a NaN and goes on.
+        // SYTRF (and SYSV's) reports INFO = k at a column holding a NaN and goes on.
         case GPUSHIM_SYTRF:
+        case GPUSHIM_SYSV:
             return has_nan(op, op.a, op.n, op.n, op.lda, op.uplo);
         default:
             return false;
@@ -329,12 +334,14 @@ double flop_count(const LapackOp& op) {
         }
         case GPUSHIM_GETRS:
         case GPUSHIM_POTRS:
+        case GPUSHIM_SYTRS:
             real_operations = rhs_solve;
             break;
         case GPUSHIM_GESV:
             real_operations = 2.0 * n3 / 3.0 + rhs_solve;
             break;
         case GPUSHIM_POSV:
+        case GPUSHIM_SYSV:
             real_operations = n3 / 3.0 + rhs_solve;
             break;
         case GPUSHIM_GETRI:

@@ -50,6 +50,7 @@ bool suits_device(const LapackOp& op);
             return m * n * (m < n ? m : n);
         case GPUSHIM_GETRS:
         case GPUSHIM_POTRS:
+        case GPUSHIM_SYTRS:
         case GPUSHIM_TRTRS:
             return n * n * nrhs;
         case GPUSHIM_ORGQR:

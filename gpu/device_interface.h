@@ -81,7 +81,9 @@ typedef enum {
     GPUSHIM_GELS,      /* least squares by QR */
     GPUSHIM_GELSD,     /* minimum-norm least squares by SVD */
     GPUSHIM_SYTRF,     /* symmetric indefinite (complex symmetric) Bunch-Kaufman factorization */
-    GPUSHIM_SYTRI      /* inverse from a Bunch-Kaufman factorization */
+    GPUSHIM_SYTRI,     /* inverse from a Bunch-Kaufman factorization */
+    GPUSHIM_SYTRS,     /* solve with a Bunch-Kaufman factorization */
+    GPUSHIM_SYSV       /* SYTRF, then SYTRS with its factor */
 } gpushim_lapack_kind;
 
 /* A LAPACK operation on device memory, with the meaning of the LAPACK routine of the same
@@ -132,6 +134,8 @@ typedef enum {
  *          Complex means complex symmetric (A^T = A), as LAPACK's CSYTRF, not Hermitian.
  *   SYTRI  uplo, n, a, ipiv.           a: SYTRF's factor in, the inverse's uplo triangle out
  *          (the other untouched); ipiv: SYTRF's pivots (read).
+ *   SYTRS  uplo, n, nrhs, a, ipiv, b.  a, ipiv: SYTRF's output (read); b: B in, X out
+ *   SYSV   uplo, n, nrhs, a, ipiv, b.  SYTRF of a, then SYTRS on b; info: SYTRF's
  * The triangular operations (GETRI's U, POTRI, TRTRS, TRTRI with diag 'N') are given only
  * matrices whose diagonal has no exact zero, SYTRI no 1 x 1 block of D that is exactly zero. The real outputs (w, wi; vl, vu and rcond are doubles) are float for S and C,
  * double for D and Z. info: one int in device memory, set to LAPACK's INFO (0, or k > 0

@@ -105,6 +105,16 @@ LapackOperands lapack_operands(const LapackOp& op) {
             operands.add(Slot::a, op.a, op.lda, n, n, true, true, triangle_of(op.uplo));
             operands.pivots(n, true, false);
             break;
+        case GPUSHIM_SYTRS:
+            operands.add(Slot::a, op.a, op.lda, n, n, true, false, triangle_of(op.uplo));
+            operands.add(Slot::b, op.b, op.ldb, n, op.nrhs, true, true);
+            operands.pivots(n, true, false);
+            break;
+        case GPUSHIM_SYSV:
+            operands.add(Slot::a, op.a, op.lda, n, n, true, true, triangle_of(op.uplo));
+            operands.add(Slot::b, op.b, op.ldb, n, op.nrhs, true, true);
+            operands.pivots(n, false, true);
+            break;
         case GPUSHIM_GETRS:
             operands.add(Slot::a, op.a, op.lda, n, n, true, false);
             operands.add(Slot::b, op.b, op.ldb, n, op.nrhs, true, true);

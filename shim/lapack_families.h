@@ -259,6 +259,30 @@ void lapack_sytri(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 template <class T, class Int, class Cpu>
+void lapack_sytrs(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                  GPUSHIM_LAPACK_sytrs_PARAMS(T, Int)) {
+    LapackOp op = square_op(kind, *n, a, *lda);
+    op.uplo = fortran_flag(uplo);
+    set_pivots(op, ipiv);
+    set_rhs(op, *nrhs, b, *ldb);
+    route_without_workspace(
+        op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_sytrs_ARGS); }, info);
+}
+
+// SYSV's workspace is SYTRF's: WORK(1) its query's answer (LWKOPT) on exit.
+template <class T, class Int, class Cpu>
+void lapack_sysv(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+                 GPUSHIM_LAPACK_sysv_PARAMS(T, Int)) {
+    LapackOp op = square_op(kind, *n, a, *lda);
+    op.uplo = fortran_flag(uplo);
+    set_pivots(op, ipiv);
+    set_rhs(op, *nrhs, b, *ldb);
+    route_with_work(op, routine, work, lwork, info, [&](const auto& ws) {
+        cpu.get()(uplo, n, nrhs, a, lda, ipiv, b, ldb, ws.work, ws.lwork, ws.info, uplo_len);
+    });
+}
+
+template <class T, class Int, class Cpu>
 void lapack_uplo_solve(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                        GPUSHIM_LAPACK_uplo_solve_PARAMS(T, Int)) {
     LapackOp op = square_op(kind, *n, a, *lda);

@@ -54,6 +54,14 @@
     X(dsytri, SYTRI, sytri, double, __VA_ARGS__) \
     X(csytri, SYTRI, sytri, ccomplex, __VA_ARGS__) \
     X(zsytri, SYTRI, sytri, zcomplex, __VA_ARGS__) \
+    X(ssytrs, SYTRS, sytrs, float, __VA_ARGS__) \
+    X(dsytrs, SYTRS, sytrs, double, __VA_ARGS__) \
+    X(csytrs, SYTRS, sytrs, ccomplex, __VA_ARGS__) \
+    X(zsytrs, SYTRS, sytrs, zcomplex, __VA_ARGS__) \
+    X(ssysv, SYSV, sysv, float, __VA_ARGS__) \
+    X(dsysv, SYSV, sysv, double, __VA_ARGS__) \
+    X(csysv, SYSV, sysv, ccomplex, __VA_ARGS__) \
+    X(zsysv, SYSV, sysv, zcomplex, __VA_ARGS__) \
     X(strtrs, TRTRS, trtrs, float, __VA_ARGS__) \
     X(dtrtrs, TRTRS, trtrs, double, __VA_ARGS__) \
     X(ctrtrs, TRTRS, trtrs, ccomplex, __VA_ARGS__) \

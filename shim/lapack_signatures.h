@@ -51,6 +51,18 @@ using RealPart = typename fallback::RealOf<T>::type;
 #define GPUSHIM_LAPACK_sytri_ARGS uplo, n, a, lda, ipiv, work, info, uplo_len
 #define GPUSHIM_LAPACK_sytri_SHAPE 0, *n, 0, 0
 
+#define GPUSHIM_LAPACK_sytrs_PARAMS(T, I)                                                       \
+    const char *uplo, const I *n, const I *nrhs, const T *a, const I *lda, const I *ipiv, T *b, \
+        const I *ldb, I *info, std::size_t uplo_len
+#define GPUSHIM_LAPACK_sytrs_ARGS uplo, n, nrhs, a, lda, ipiv, b, ldb, info, uplo_len
+#define GPUSHIM_LAPACK_sytrs_SHAPE 0, *n, 0, *nrhs
+
+#define GPUSHIM_LAPACK_sysv_PARAMS(T, I)                                                          \
+    const char *uplo, const I *n, const I *nrhs, T *a, const I *lda, I *ipiv, T *b, const I *ldb, \
+        T *work, const I *lwork, I *info, std::size_t uplo_len
+#define GPUSHIM_LAPACK_sysv_ARGS uplo, n, nrhs, a, lda, ipiv, b, ldb, work, lwork, info, uplo_len
+#define GPUSHIM_LAPACK_sysv_SHAPE 0, *n, 0, *nrhs
+
 #define GPUSHIM_LAPACK_uplo_solve_PARAMS(T, I)                                                  \
     const char *uplo, const I *n, const I *nrhs, T *a, const I *lda, T *b, const I *ldb, I *info, \
         std::size_t uplo_len

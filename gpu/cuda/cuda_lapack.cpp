@@ -1,13 +1,13 @@
 // The LAPACK operations of the device interface, on cuSOLVER and cuBLAS.
 //
 // cuSOLVER's 64-bit generic API (cusolverDnX*) where it has the routine: POTRF, GETRF,
-// GETRS, POTRS, TRTRI, GEQRF, SYEVD, GESVD, SYEVR (Xsyevdx), GEEV (Xgeev), so that
+// GETRS, POTRS, SYTRS, TRTRI, GEQRF, SYEVD, GESVD, SYEVR (Xsyevdx), GEEV (Xgeev), so that
 // dimensions, leading dimensions and pivots above 2^31 pass through unchanged. Its legacy
 // typed API where it has not: ORGQR/UNGQR, ORMQR/UNMQR, POTRI, SYGVD/HEGVD, SYTRF and SYTRI
 // take int sizes, and an operation whose sizes do not fit is refused (kUnsupportedLapackSize),
-// never truncated. TRTRS is cuBLAS's trsm (64-bit API). GESV and POSV are their two steps; GETRI
-// is GETRS on an identity; GELS is Xgeqrf, ORMQR/UNMQR with Q^H and cuBLAS's trsm with R;
-// GELSD is Xgeqrf, ORMQR/UNMQR, Xgesvd of R and cuBLAS's gemm and dgmm.
+// never truncated. TRTRS is cuBLAS's trsm (64-bit API). GESV, POSV and SYSV are their two
+// steps; GETRI is GETRS on an identity; GELS is Xgeqrf, ORMQR/UNMQR with Q^H and cuBLAS's trsm
+// with R; GELSD is Xgeqrf, ORMQR/UNMQR, Xgesvd of R and cuBLAS's gemm and dgmm.
 //
 // Pivots: cusolverDnXgetrf writes LAPACK's 1-based row interchanges ("row i is
 // interchanged with row ipiv(i)"); NVIDIA's Xgetrf sample prints Ipiv = 3 3 3 for
@@ -95,6 +95,13 @@ int copy_from_plugin_host(void* device, const void* host, size_t bytes, LapackSt
         }
     }
     return runtime_status(cudaEventRecord(state.host_sources_read, state.stream));
+}
+
+// Before the found count or the host workspace is written again, or the host workspace is
+// handed to cuSOLVER (which may write it at once).
+int wait_for_host_sources(const LapackState& state) {
+    if (state.host_sources_read == nullptr) return kSuccess;
+    return runtime_status(cudaEventSynchronize(state.host_sources_read));
 }
 
 cudaError_t allocate_device(const LapackState& state, void** block, size_t bytes) {
@@ -543,6 +550,31 @@ int sytri(const gpushim_lapack_op& op, LapackState& state) {
     return status_from(Element<T>::sytri(
         state.solver, fill(op.uplo), n, a, lda, device_pivots,
         reinterpret_cast<T*>(static_cast<char*>(work_area(state)) + work_at), lwork, op.info));
+}
+
+// B := A^-1 B with SYTRF's factor and (int64) pivots in a and op.ipiv.
+template <class T>
+int sytrs(const gpushim_lapack_op& op, int* info, LapackState& state) {
+    constexpr cudaDataType type = Element<T>::kType;
+    size_t device_bytes = 0;
+    size_t host_bytes = 0;
+    if (const int status = status_from(cusolverDnXsytrs_bufferSize(
+            state.solver, fill(op.uplo), op.n, op.nrhs, type, op.a, op.lda, op.ipiv, type, op.b,
+            op.ldb, &device_bytes, &host_bytes))) {
+        return status;
+    }
+    if (const int status = reserve_workspaces(state, device_bytes, host_bytes)) return status;
+    return status_from(cusolverDnXsytrs(state.solver, fill(op.uplo), op.n, op.nrhs, type, op.a,
+                                        op.lda, op.ipiv, type, op.b, op.ldb, work_area(state),
+                                        device_bytes, state.host_workspace, host_bytes, info));
+}
+
+// SYTRF's pivots reach op.ipiv by a copy from the host workspace, which SYTRS's may reuse.
+template <class T>
+int sysv(const gpushim_lapack_op& op, LapackState& state) {
+    if (const int status = sytrf<T>(op, state)) return status;
+    if (const int status = wait_for_host_sources(state)) return status;
+    return sytrs<T>(op, scratch_info(state), state);
 }
 
 // op(A) X = B on cuBLAS's trsm. LAPACK's TRTRS first reports an exactly zero diagonal
@@ -1187,6 +1219,10 @@ int enqueue(const gpushim_lapack_op& op, LapackState& state) {
             return sytrf<T>(op, state);
         case GPUSHIM_SYTRI:
             return sytri<T>(op, state);
+        case GPUSHIM_SYTRS:
+            return sytrs<T>(op, op.info, state);
+        case GPUSHIM_SYSV:
+            return sysv<T>(op, state);
     }
     return kInvalidLapackOperation;
 }
@@ -1217,6 +1253,9 @@ bool operation_valid(const gpushim_lapack_op& op) {
         case GPUSHIM_SYTRF:
         case GPUSHIM_SYTRI:
             return uplo && op.ipiv != nullptr;
+        case GPUSHIM_SYTRS:
+        case GPUSHIM_SYSV:
+            return uplo && op.ipiv != nullptr && op.b != nullptr;
         case GPUSHIM_GETRS:
             return trans && op.ipiv != nullptr && op.b != nullptr;
         case GPUSHIM_GESV:
@@ -1272,11 +1311,7 @@ bool operation_valid(const gpushim_lapack_op& op) {
 
 int enqueue_lapack(const gpushim_lapack_op& op, LapackState& state) {
     if (!operation_valid(op)) return kInvalidLapackOperation;
-    if (state.host_sources_read != nullptr) {
-        if (const int status = runtime_status(cudaEventSynchronize(state.host_sources_read))) {
-            return status;
-        }
-    }
+    if (const int status = wait_for_host_sources(state)) return status;
     // TRTRS runs on cuBLAS alone: it does not initialise cuSOLVER.
     if (op.kind != GPUSHIM_TRTRS) {
         if (const int status = ensure_solver(state)) return status;

@@ -1,6 +1,6 @@
 // The emulated cuSOLVER's factorizations and solves: LU (Xgetrf, Xgetrs), Cholesky (Xpotrf,
-// Xpotrs, potri), Bunch-Kaufman (sytrf), the triangular inverse (Xtrtri) and QR (Xgeqrf,
-// orgqr/ungqr, ormqr/unmqr), computed by the CPU's LAPACK in stream order.
+// Xpotrs, potri), Bunch-Kaufman (sytrf, Xsytrs, sytri), the triangular inverse (Xtrtri) and QR
+// (Xgeqrf, orgqr/ungqr, ormqr/unmqr), computed by the CPU's LAPACK in stream order.
 //
 // What the cuSOLVER documentation says and the emulation enforces:
 // - a null handle: CUSOLVER_STATUS_NOT_INITIALIZED ("the library was not initialized");
@@ -15,7 +15,8 @@
 // - sytrf's ipiv is device memory of n int in LAPACK's SYTRF convention; the emulation has no
 //   factorization without pivoting and takes a null ipiv as a misuse (stricter); info > 0:
 //   D(i,i) is exactly zero, the factorization completed, as LAPACK's; sytri reads such pivots
-//   (info > 0: D(i,i) is exactly zero, the triangle left unwritten);
+//   (info > 0: D(i,i) is exactly zero, the triangle left unwritten), and Xsytrs the same as n
+//   int64_t;
 // - the workspaces passed are at least what the routine's bufferSize query answers (device and
 //   host bytes for the 64-bit API; lwork elements for the legacy API).
 // Where the documentation is silent the emulation takes the stricter reading, noted below.
@@ -47,6 +48,8 @@ using Potrs = void(const char*, const int*, const int*, const void*, const int*,
 using Sytrf = void(const char*, const int*, void*, const int*, int*, void*, const int*, int*,
                    size_t);
 using Sytri = void(const char*, const int*, void*, const int*, const int*, void*, int*, size_t);
+using Sytrs = void(const char*, const int*, const int*, const void*, const int*, const int*, void*,
+                   const int*, int*, size_t);
 using Trtri = void(const char*, const char*, const int*, void*, const int*, int*, size_t, size_t);
 using Geqrf = void(const int*, const int*, void*, const int*, void*, void*, const int*, int*);
 using Orgqr = void(const int*, const int*, const int*, void*, const int*, const void*, void*,
@@ -552,6 +555,65 @@ cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t handle, cusolverDnParams_t 
         }
         int result = 0;
         run(&op, &order, &columns, A, &ld_a, lapack_pivots.data(), B, &ld_b, &result, 1);
+        *info = result;
+    });
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+// Xsytrs takes no params: the handle alone.
+cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo,
+                                             int64_t n, int64_t nrhs, cudaDataType dataTypeA,
+                                             const void*, int64_t lda, const int64_t*,
+                                             cudaDataType dataTypeB, void*, int64_t ldb,
+                                             size_t* workspaceInBytesOnDevice,
+                                             size_t* workspaceInBytesOnHost) {
+    if (handle == nullptr) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    char uplo_char = 0;
+    if (!fill_char(uplo, &uplo_char) || n < 0 || nrhs < 0 || lda < at_least_one(n) ||
+        ldb < at_least_one(n) || !same_precision(dataTypeA, {dataTypeB})) {
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    }
+    answer_workspace("cusolverDnXsytrs_bufferSize",
+                     generic_workspace(cudasim::element_bytes(dataTypeA), n, nrhs),
+                     workspaceInBytesOnDevice, workspaceInBytesOnHost);
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n,
+                                  int64_t nrhs, cudaDataType dataTypeA, const void* A, int64_t lda,
+                                  const int64_t* ipiv, cudaDataType dataTypeB, void* B, int64_t ldb,
+                                  void* bufferOnDevice, size_t workspaceInBytesOnDevice,
+                                  void* bufferOnHost, size_t workspaceInBytesOnHost, int* info) {
+    constexpr const char* api = "cusolverDnXsytrs";
+    if (handle == nullptr) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    char uplo_char = 0;
+    if (!fill_char(uplo, &uplo_char) || n < 0 || nrhs < 0 || lda < at_least_one(n) ||
+        ldb < at_least_one(n) || !same_precision(dataTypeA, {dataTypeB})) {
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    }
+    const Precision p = precision_of(dataTypeA);
+    const int order = to_int(api, n), columns = to_int(api, nrhs), ld_a = to_int(api, lda),
+              ld_b = to_int(api, ldb);
+    cudasim::require_device(api, "A", A, cudasim::matrix_bytes(n, n, lda, p.bytes));
+    cudasim::require_device(api, "ipiv", ipiv, static_cast<size_t>(order) * sizeof(int64_t));
+    cudasim::require_device(api, "B", B, cudasim::matrix_bytes(n, nrhs, ldb, p.bytes));
+    require_info(api, info);
+    if (cudasim::injected_fault()) return CUSOLVER_STATUS_EXECUTION_FAILED;
+    require_generic_workspaces(api, handle, p.bytes, n, nrhs, bufferOnDevice,
+                               workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
+    auto* const run = lapack<Sytrs>(p, "sytrs");
+    cudasim::enqueue(handle->stream, [=] {
+        std::vector<int> lapack_pivots(static_cast<size_t>(std::max(order, 1)));
+        for (int i = 0; i < order; ++i) {
+            // sytrf's pivots: a row of A, negative for a 2 x 2 block of D.
+            if (ipiv[i] == 0 || ipiv[i] < -order || ipiv[i] > order) {
+                cudasim::misuse(api, "ipiv[" + std::to_string(i) + "] = " +
+                                         std::to_string(ipiv[i]) + " is no pivot of sytrf");
+            }
+            lapack_pivots[static_cast<size_t>(i)] = static_cast<int>(ipiv[i]);
+        }
+        int result = 0;
+        run(&uplo_char, &order, &columns, A, &ld_a, lapack_pivots.data(), B, &ld_b, &result, 1);
         *info = result;
     });
     return CUSOLVER_STATUS_SUCCESS;

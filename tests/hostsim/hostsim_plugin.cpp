@@ -259,8 +259,9 @@ int blas3(const gpushim_blas3_op* op, gpushim_queue) {
 //
 // Every kind calls the CPU routine of the same meaning (?getrf_, ?orgqr_ or ?ungqr_, ...) on
 // the op's own pointers and leading dimensions. Pivots are int64 in the op and int32 for the
-// CPU: narrowed for the routines that read them (GETRS, GETRI, SYTRI), widened for those that write
-// them (GETRF, GESV, SYTRF). Workspaces come from a query (LWORK = -1) and live for the call.
+// CPU: narrowed for the routines that read them (GETRS, GETRI, SYTRS, SYTRI), widened for those
+// that write them (GETRF, GESV, SYTRF, SYSV). Workspaces come from a query (LWORK = -1) and live
+// for the call.
 
 using Int = int32_t;
 // The hidden length of a CHARACTER*1 argument, passed by value after the last argument.
@@ -585,6 +586,22 @@ int run_lapack(const gpushim_lapack_op& op) {
                 [&](T* work, const Int* lwork) {
                     return call_cpu<T>("sytrf", uplo, &n, a, &lda, pivots.data(), work, lwork,
                                        &info, kFlagLength);
+                },
+                n);
+            if (found) widen_pivots(n);
+            break;
+        case GPUSHIM_SYTRS:
+            narrow_pivots(n);
+            found = call_cpu<T>("sytrs", uplo, &n, &nrhs, a, &lda, pivots.data(), b, &ldb, &info,
+                                kFlagLength);
+            break;
+        case GPUSHIM_SYSV:
+            pivots.assign(static_cast<std::size_t>(std::max<Int>(1, n)), 0);
+            // SYTRF's read past its workspace (below) is SYSV's too.
+            found = with_workspace<T>(
+                [&](T* work, const Int* lwork) {
+                    return call_cpu<T>("sysv", uplo, &n, &nrhs, a, &lda, pivots.data(), b, &ldb,
+                                       work, lwork, &info, kFlagLength);
                 },
                 n);
             if (found) widen_pivots(n);

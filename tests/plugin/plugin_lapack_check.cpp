@@ -43,14 +43,15 @@
 //     and pivots read as LAPACK documents them (L = P(1) L(1) P(2) L(2) ...) give A x for a
 //     random x to |A||x| + |L||D||L^T||x| times n eps, the other triangle kept; INFO > 0 for
 //     a zero row and column; SYTRI of the plugin's SYTRF factors: |A inv(A) - I|, the other
-//     triangle kept, the pivots unchanged;
+//     triangle kept, the pivots unchanged; SYTRS with them and SYSV: |A X - B|, and SYSV's
+//     INFO > 0 for a zero row and column;
 //   - all four precisions; then larger calls on the same queue (dpotrf 'L' n, zpotrf 'U'
 //     3n/4, dsytrf 'L' n and 'U' n/2 + 3, zsytrf 'U' n/2 and 'L' n/4 + 5 (checked as above),
 //     dgetrf n x n, dgesv n, dsyevd n/4, with n from --large-n), which make a
 //     plugin's workspaces grow, checked by matrix-vector residuals (A x against
 //     L (L^H x), P A x against L (U x), A X against B, A V y against V W y);
-//   - the CUDA plugin only: GETRF, GETRS, GESV, GETRI, SYTRF and SYTRI with a null ipiv are
-//     refused
+//   - the CUDA plugin only: GETRF, GETRS, GESV, GETRI, SYTRF, SYTRI, SYTRS and SYSV with a
+//     null ipiv are refused
 //     (cuSOLVER would go without pivoting), and so is a GESVD it cannot compute (m < n,
 //     both jobs 'O'), a SYEVR with a malformed range or no found, a SYGVD of itype 4 or
 //     of order 32767 (its int workspace count may have wrapped), a real GEEV without wi, a
@@ -1378,18 +1379,74 @@ std::vector<W> apply_factored(const Matrix<W>& f, char uplo, const std::vector<P
     return x;
 }
 
-// SYTRI on the plugin's own SYTRF factor (with 2 x 2 blocks where `zero_diagonal`): |A inv(A) - I|
-// from the inverse's uplo triangle, the other triangle kept, the pivots read only.
+// A random (complex) symmetric matrix in its uplo triangle, junk in the other; zero on the
+// diagonal where `zero_diagonal` (2 x 2 pivots).
 template <typename T>
-void sytri_case(char uplo, int64_t n, bool zero_diagonal) {
-    Random g(static_cast<uint64_t>(n * 37 + uplo + (zero_diagonal ? 5 : 0)));
-    Matrix<T> a = random_matrix<T>(n, n, 2, g);
+Matrix<T> symmetric_triangle(char uplo, int64_t n, int64_t pad, bool zero_diagonal, Random& g) {
+    Matrix<T> a = random_matrix<T>(n, n, pad, g);
     for (int64_t j = 0; j < n; ++j) {
         for (int64_t i = 0; i < n; ++i) {
             if (uplo == 'L' ? i < j : i > j) a(i, j) = T(kJunk);
             if (zero_diagonal && i == j) a(i, j) = T(0);
         }
     }
+    return a;
+}
+
+// SYTRS with the plugin's own SYTRF factor, and SYSV: |A X - B|, the factor, pivots and the other
+// triangle unchanged (SYTRS); SYSV with a zero row and column 6: INFO > 0, as SYTRF.
+template <typename T>
+void sytrs_sysv_case(char uplo, int64_t n, int64_t nrhs, bool zero_diagonal) {
+    Random g(static_cast<uint64_t>(n * 41 + uplo + nrhs + (zero_diagonal ? 3 : 0)));
+    const Matrix<T> a = symmetric_triangle<T>(uplo, n, 3, zero_diagonal, g);
+    const Matrix<T> b = random_matrix<T>(n, nrhs, 2, g);
+    const Matrix<Wide<T>> full = hermitian_from(a, uplo, false);
+    Matrix<T> f = a, x = b;
+    std::vector<int64_t> ipiv(static_cast<size_t>(n), 0);
+    CHECK_STATUS(factor<T>({.kind = GPUSHIM_SYTRF, .uplo = uplo, .n = n},
+                           {inout(kSlotA, f), inout(kSlotIpiv, ipiv)}));
+    Outcome out;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_SYTRS, .uplo = uplo, .n = n, .nrhs = nrhs},
+                          {in(kSlotA, f), in(kSlotIpiv, ipiv), inout(kSlotB, x)}, &out));
+    double r = solve_ratio(full, x, b);
+    report(out.info == 0 && out.unchanged && out.padding_kept && r < kBound,
+           format("%csytrs %c n=%lld nrhs=%lld%s: info=%d, a and ipiv unchanged=%d, padding "
+                  "kept=%d, |AX - B|/(|A||X| n eps)=%.3g",
+                  Traits<T>::name, uplo, static_cast<long long>(n), static_cast<long long>(nrhs),
+                  zero_diagonal ? " zero diagonal" : "", out.info, out.unchanged, out.padding_kept,
+                  r));
+    f = a;
+    x = b;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_SYSV, .uplo = uplo, .n = n, .nrhs = nrhs},
+                          {inout(kSlotA, f), inout(kSlotIpiv, ipiv), inout(kSlotB, x)}, &out));
+    r = solve_ratio(full, x, b);
+    const bool kept = triangle_kept(a, f, uplo, false) && out.padding_kept;
+    report(out.info == 0 && kept && !pivot_blocks(ipiv, uplo).empty() && r < kBound,
+           format("%csysv %c n=%lld nrhs=%lld%s: info=%d, other triangle and padding kept=%d, "
+                  "pivots in LAPACK's convention=%d, |AX - B|/(|A||X| n eps)=%.3g",
+                  Traits<T>::name, uplo, static_cast<long long>(n), static_cast<long long>(nrhs),
+                  zero_diagonal ? " zero diagonal" : "", out.info, kept,
+                  !pivot_blocks(ipiv, uplo).empty(), r));
+    Matrix<T> singular = a;
+    for (int64_t i = 0; i < n; ++i) {
+        if (uplo == 'L' ? i >= 5 : i <= 5) singular(i, 5) = T(0);
+        if (uplo == 'L' ? i <= 5 : i >= 5) singular(5, i) = T(0);
+    }
+    x = b;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_SYSV, .uplo = uplo, .n = n, .nrhs = nrhs},
+                          {inout(kSlotA, singular), inout(kSlotIpiv, ipiv), inout(kSlotB, x)},
+                          &out));
+    report(out.info > 0,
+           format("%csysv %c n=%lld, row and column 6 zero: info=%d (want > 0, as SYTRF)",
+                  Traits<T>::name, uplo, static_cast<long long>(n), out.info));
+}
+
+// SYTRI on the plugin's own SYTRF factor (with 2 x 2 blocks where `zero_diagonal`): |A inv(A) - I|
+// from the inverse's uplo triangle, the other triangle kept, the pivots read only.
+template <typename T>
+void sytri_case(char uplo, int64_t n, bool zero_diagonal) {
+    Random g(static_cast<uint64_t>(n * 37 + uplo + (zero_diagonal ? 5 : 0)));
+    const Matrix<T> a = symmetric_triangle<T>(uplo, n, 2, zero_diagonal, g);
     Matrix<T> f = a;
     std::vector<int64_t> ipiv(static_cast<size_t>(n), 0);
     CHECK_STATUS(factor<T>({.kind = GPUSHIM_SYTRF, .uplo = uplo, .n = n},
@@ -1412,13 +1469,11 @@ void sytri_case(char uplo, int64_t n, bool zero_diagonal) {
 template <typename T>
 void sytrf_case(char uplo, int64_t n, bool zero_diagonal, int64_t zero_row = 0) {
     Random g(static_cast<uint64_t>(n * 31 + uplo + (zero_diagonal ? 7 : 0) + zero_row));
-    Matrix<T> a = random_matrix<T>(n, n, 3, g);
+    Matrix<T> a = symmetric_triangle<T>(uplo, n, 3, zero_diagonal, g);
     for (int64_t j = 0; j < n; ++j) {
         for (int64_t i = 0; i < n; ++i) {
-            if (uplo == 'L' ? i < j : i > j) a(i, j) = T(kJunk);
-            if ((zero_diagonal && i == j) || i == zero_row - 1 || j == zero_row - 1) {
-                if (uplo == 'L' ? i >= j : i <= j) a(i, j) = T(0);
-            }
+            const bool stored = uplo == 'L' ? i >= j : i <= j;
+            if (stored && (i == zero_row - 1 || j == zero_row - 1)) a(i, j) = T(0);
         }
     }
     Matrix<T> f = a;
@@ -2207,6 +2262,8 @@ void more_kinds() {
         sytrf_case<T>(uplo, 30, false, 9);  // D exactly singular: INFO > 0
         sytri_case<T>(uplo, 60, false);
         sytri_case<T>(uplo, 45, true);
+        sytrs_sysv_case<T>(uplo, 64, 3, false);
+        sytrs_sysv_case<T>(uplo, 37, 1, true);
     }
     geqrf_orgqr_case<T>(90, 60, 10);
     geqrf_orgqr_case<T>(50, 50);
@@ -2381,6 +2438,10 @@ void refusals() {
            {kSlotA});
     refuse("dsytri with a null ipiv", {.kind = GPUSHIM_SYTRI, .uplo = 'U', .n = 4, .lda = 4},
            {kSlotA});
+    Call bk{.kind = GPUSHIM_SYTRS, .uplo = 'L', .n = 4, .nrhs = 2, .lda = 4, .ldb = 4};
+    refuse("dsytrs with a null ipiv", bk, {kSlotA, kSlotB});
+    bk.kind = GPUSHIM_SYSV;
+    refuse("dsysv with a null ipiv", bk, {kSlotA, kSlotB});
     Call svd{.kind = GPUSHIM_GESVD,
              .jobu = 'S',
              .jobvt = 'S',

@@ -1,4 +1,5 @@
-# lapack_solve_vs_cpu_test ({s,d,c,z}getrs, gesv, getri, potrs, posv, potri, sytri, trtrs, trtri),
+# lapack_solve_vs_cpu_test ({s,d,c,z}getrs, gesv, getri, potrs, posv, potri, sytrs, sysv, sytri,
+# trtrs, trtri),
 # lapack_decomposition_vs_cpu_test ({s,d,c,z}geqrf, orgqr/ungqr, ormqr/unmqr,
 # syevd/heevd, syev/heev, gesvd, gesdd) and lapack_eigen_lstsq_vs_cpu_test ({s,d}syevr /
 # {c,z}heevr, {s,d}sygvd / {c,z}hegvd, {s,d}sygv / {c,z}hegv, {s,d,c,z}geev, gels): through libgpushim.so's exported
@@ -19,7 +20,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/variant_tests.cmake)  # GPUSHIM_TEST_OPENBLAS,
 
 set(_lapack_solve_vs_cpu_routines "")
 foreach(p s d c z)
-  foreach(r getrs gesv getri potrs posv potri sytri trtrs trtri)
+  foreach(r getrs gesv getri potrs posv potri sytrs sysv sytri trtrs trtri)
     list(APPEND _lapack_solve_vs_cpu_routines ${p}${r})
   endforeach()
 endforeach()

@@ -1,11 +1,11 @@
 // The shim's LAPACK solvers and inverses ({s,d,c,z}getrs, gesv, getri, potrs, posv, potri,
-// sytri, trtrs, trtri) against OpenBLAS called directly, through the real exported entry points of
-// libgpushim.so: standard names, 64_ names (the reference then is Debian's ILP64 OpenBLAS)
-// and, when the device certainly completes every call, the scipy_ names (whose CPU symbols
-// exist only inside a pip wheel; not for GETRI, whose workspace the shim checks with the CPU
-// library's workspace query). CTest runs the program with forced offload, with faults
-// injected, with a small device and with the shim disabled
-// (tests/unit/lapack_routines_vs_cpu.cmake); the checks hold wherever a call ran.
+// sytrs, sysv, sytri, trtrs, trtri) against OpenBLAS called directly, through the real exported
+// entry points of libgpushim.so: standard names, 64_ names (the reference then is Debian's ILP64
+// OpenBLAS) and, when the device certainly completes every call, the scipy_ names (whose CPU
+// symbols exist only inside a pip wheel; not for GETRI, whose workspace the shim checks with the
+// CPU library's workspace query). CTest runs the program with forced offload, with faults injected,
+// with a small device and with the shim disabled (tests/unit/lapack_routines_vs_cpu.cmake); the
+// checks hold wherever a call ran.
 //
 // Checked, in every precision:
 //  - on well-conditioned operands (lapack_test_harness.h), n in {1, 7, 33, 70}, lda and ldb
@@ -17,12 +17,15 @@
 //  - GETRI's WORK(1): OpenBLAS's workspace query answer (or, run on the CPU, what OpenBLAS's
 //    call stores); a workspace query (LWORK = -1) and a valid LWORK below the optimal one
 //    give OpenBLAS's results bit for bit;
-//  - SYTRI on OpenBLAS's SYTRF factors of well-conditioned symmetric (complex symmetric)
-//    indefinite matrices, with 1 x 1 and with 2 x 2 blocks in D: the inverse's uplo triangle
-//    agrees with OpenBLAS's, the rest and the pivots untouched (WORK is scratch);
+//  - SYTRS and SYTRI on OpenBLAS's SYTRF factors of well-conditioned symmetric (complex
+//    symmetric) indefinite matrices, with 1 x 1 and with 2 x 2 blocks in D: X, and the
+//    inverse's uplo triangle, agree with OpenBLAS's, the rest and the pivots untouched (SYTRI's
+//    WORK is scratch); SYSV on such matrices: the factor, the pivots OpenBLAS's, X, WORK(1);
+//    its workspace query and a workspace below the optimal one bit for bit OpenBLAS's;
 //  - INFO > 0 (GESV with an exactly zero column, POSV on a matrix that is not positive
 //    definite, GETRI, TRTRS, TRTRI with an exact zero on the diagonal, POTRI with a zero on
-//    the factor's diagonal, SYTRI with an exactly zero 1 x 1 block of D): everything
+//    the factor's diagonal, SYTRI with an exactly zero 1 x 1 block of D, SYSV with a zero row
+//    and column): everything
 //    bit-identical to OpenBLAS's;
 //  - invalid arguments: OpenBLAS's INFO < 0 and xerbla message, the arrays untouched;
 //  - empty problems (n = 0, nrhs = 0; POSV factors A even then, OpenBLAS's GESV does not);
@@ -97,6 +100,24 @@ struct Trtri : Named<"trtri"> {
     template <class T, class I>
     static void call(void* fn, const Args& x, Ints<I>& i, Operands<T>& o) {
         call_fortran(fn, x.flag(0), x.flag(1), &i.n, o.a.data(), &i.lda, &i.info, kFlag, kFlag);
+    }
+};
+
+struct Sytrs : Named<"sytrs"> {
+    template <class T, class I>
+    static void call(void* fn, const Args& x, Ints<I>& i, Operands<T>& o) {
+        IntArgument<I> ipiv(o.ipiv);
+        call_fortran(fn, x.flag(0), &i.n, &i.nrhs, o.a.data(), &i.lda, ipiv.data(), o.b.data(),
+                     &i.ldb, &i.info, kFlag);
+    }
+};
+
+struct Sysv : Named<"sysv"> {
+    template <class T, class I>
+    static void call(void* fn, const Args& x, Ints<I>& i, Operands<T>& o) {
+        IntArgument<I> ipiv(o.ipiv);
+        call_fortran(fn, x.flag(0), &i.n, &i.nrhs, o.a.data(), &i.lda, ipiv.data(), o.b.data(),
+                     &i.ldb, o.work.data(), &i.lwork, &i.info, kFlag);
     }
 };
 
@@ -252,6 +273,39 @@ void expect_posv_solved(Scheme scheme, const Args& args, const Operands<T>& inpu
     EXPECT_EQ(compare_solution(input, p, args.n), "") << p.what;
 }
 
+// SYSV's operands: the uplo triangle of `a` (the other NaN), room for the pivots, B, and the
+// workspace of OpenBLAS's query, `extra` elements more, in `args` too (N more in the array:
+// OpenBLAS 0.3.21's CSYTRF and ZSYTRF 'U', which SYSV calls, read up to N - 1 past it).
+template <class T>
+Operands<T> sysv_operands(Scheme scheme, Args& args, const Dense& a, Array<T> b, int64_t extra,
+                          Operands<T>& query) {
+    Operands<T> o;
+    o.a = triangle_of<T>(a, args.flags[0], args.lda);
+    o.ipiv = Array<int64_t>::vector(a.rows);
+    o.b = std::move(b);
+    o = with_queried_workspaces<Sysv>(scheme, args, o, extra, query);
+    o.work = Array<T>::vector(args.lwork + args.n);
+    return o;
+}
+
+// SYSV: the factor within 32 (n + 4) eps of OpenBLAS's at the larger scale of the input and
+// OpenBLAS's factor in the uplo triangle, the rest untouched, the pivots OpenBLAS's, X, WORK(1).
+template <class T>
+void expect_sysv_solved(Scheme scheme, Args args, const Dense& a, Array<T> b, int64_t extra) {
+    Operands<T> query;
+    const Operands<T> input = sysv_operands(scheme, args, a, std::move(b), extra, query);
+    const Pair<T> p = run_both<Sysv>(scheme, args, input);
+    expect_success(p);
+    EXPECT_EQ(compare_array("A", input.a, p.shim.a, p.ref.a, triangle_region(args.flags[0]),
+                            tolerance<T>(args.n, std::max(max_abs(input.a), max_abs(p.ref.a)))),
+              "")
+        << p.what;
+    EXPECT_EQ(compare_array("IPIV", input.ipiv, p.shim.ipiv, p.ref.ipiv, everywhere, 0.0), "")
+        << p.what;
+    EXPECT_EQ(compare_solution(input, p, args.n), "") << p.what;
+    EXPECT_EQ(check_workspaces(args, input, query, p), "") << p.what;
+}
+
 // POTRI, TRTRI: the inverse where `region` says; GETRI (with the workspace of OpenBLAS's
 // query, `extra` elements longer): everywhere, its pivots untouched, and its workspace answer.
 template <class R, class T, class RegionOf>
@@ -362,6 +416,65 @@ TYPED_TEST(LapackSolve, PotriMatchesOpenBLAS) {
                           cholesky_factor<T>(random_hpd(n, kIsComplex<T>, rng), args.lda, uplo[0]),
                           triangle_region(uplo[0]));
                   });
+}
+
+// With 1 x 1 and with 2 x 2 blocks of D.
+TYPED_TEST(LapackSolve, SytrsMatchesOpenBLAS) {
+    using T = TypeParam;
+    Rng rng(37);
+    for_each_case(
+        schemes_for(/*offloaded_only=*/true), {"U", "L", "u", "l"},
+        [&](Scheme scheme, int64_t n, int64_t pad, const std::string& uplo) {
+            for (bool paired : {false, true}) {
+                const int64_t nrhs = paired ? 1 : 5;
+                const Args args{
+                    .flags = uplo, .n = n, .nrhs = nrhs, .lda = n + pad, .ldb = n + 2 * pad};
+                Operands<T> input = sytrf_factors<T>(
+                    symmetric_indefinite(n, kIsComplex<T>, paired, rng), args.lda, uplo[0]);
+                ASSERT_EQ(input.info, 0) << "OpenBLAS's SYTRF of SYTRS's operand";
+                input.b = right_hand_sides<T>(n, nrhs, args.ldb, rng);
+                expect_solved<Sytrs>(scheme, args, input);
+            }
+        });
+}
+
+// Random symmetric matrices, and ones of 2 x 2 blocks; the workspace of OpenBLAS's query, one
+// element more on the padded half.
+TYPED_TEST(LapackSolve, SysvMatchesOpenBLAS) {
+    using T = TypeParam;
+    Rng rng(38);
+    for_each_case(schemes_for_workspace_routines(), {"U", "L", "u", "l"},
+                  [&](Scheme scheme, int64_t n, int64_t pad, const std::string& uplo) {
+                      for (bool paired : {false, true}) {
+                          const int64_t nrhs = paired ? 2 : 1;
+                          const Args args{
+                              .flags = uplo, .n = n, .nrhs = nrhs, .lda = n + pad, .ldb = n + 1};
+                          expect_sysv_solved<T>(scheme, args,
+                                                symmetric_indefinite(n, kIsComplex<T>, paired, rng),
+                                                right_hand_sides<T>(n, nrhs, n + 1, rng), pad % 2);
+                      }
+                  });
+}
+
+// A workspace query, and LWORK 1 (LAPACK's minimum) and one below the optimum: on the CPU.
+TYPED_TEST(LapackSolve, SysvWorkspaceQueryAndSmallWorkspaceGiveOpenBLASsResultExactly) {
+    using T = TypeParam;
+    Rng rng(39);
+    for (Scheme scheme : schemes_for_workspace_routines()) {
+        for (int64_t n : {7, 70}) {
+            for (const char* uplo : {"U", "L"}) {
+                const Args args{.flags = uplo, .n = n, .nrhs = 2, .lda = n, .ldb = n};
+                Operands<T> input;
+                input.a =
+                    triangle_of<T>(symmetric_indefinite(n, kIsComplex<T>, false, rng), uplo[0], n);
+                input.ipiv = Array<int64_t>::vector(n);
+                input.b = right_hand_sides<T>(n, 2, n, rng);
+                input.work = Array<T>::vector(1);
+                expect_each_workspace_query<Sysv>(scheme, args, input);
+                expect_small_workspaces_as_openblas<Sysv>(scheme, args, input, 1);
+            }
+        }
+    }
 }
 
 // With 1 x 1 and with 2 x 2 blocks of D.
@@ -494,6 +607,19 @@ TYPED_TEST(LapackSolve, SingularGivesOpenBLASsResultExactly) {
                             scheme, Args{.flags = flag, .n = n, .lda = lda}, input, why, k);
                     }
                     {
+                        // Row and column k zero: SYTRF's D is exactly singular, INFO > 0 (the
+                        // first zero block it meets), and SYSV solves nothing.
+                        Dense s = symmetric_indefinite(n, kIsComplex<T>, false, rng);
+                        for (int64_t i = 0; i < n; ++i) s(i, k - 1) = s(k - 1, i) = 0.0;
+                        Args args{.flags = flag, .n = n, .nrhs = 2, .lda = lda, .ldb = n};
+                        Operands<T> query;
+                        const Operands<T> input = sysv_operands(
+                            scheme, args, s, right_hand_sides<T>(n, 2, n, rng), 0, query);
+                        const Pair<T> p = run_both<Sysv>(scheme, args, input);
+                        EXPECT_GT(p.ref.info, 0) << p.what << " " << why << ": OpenBLAS";
+                        EXPECT_EQ(compare_exact(p), "") << p.what << " " << why;
+                    }
+                    {
                         // D's 1 x 1 blocks are its diagonal (a diagonally dominant matrix
                         // pivots nowhere): the k-th made exactly zero.
                         Operands<T> input = sytrf_factors<T>(
@@ -591,6 +717,28 @@ TYPED_TEST(LapackSolve, InvalidArgumentsBehaveAsInOpenBLAS) {
         sytri("X", n, n, -1);
         sytri("U", -1, n, -2);
         sytri("L", n, n - 1, -4);
+        Operands<T> bk_rhs = bk;
+        bk_rhs.b = lu.b;
+        bk_rhs.work = Array<T>::vector(64 * n);
+        const auto sytrs = [&](auto routine, const char* uplo, int64_t nn, int64_t nrhs,
+                               int64_t lda, int64_t ldb, int64_t lwork, int64_t info) {
+            using R = decltype(routine);
+            expect_rejected_as_by_openblas<R>(
+                scheme,
+                Args{.flags = uplo, .n = nn, .nrhs = nrhs, .lda = lda, .ldb = ldb, .lwork = lwork},
+                bk_rhs, info);
+        };
+        sytrs(Sytrs{}, "X", n, 2, n, n, kUnset, -1);
+        sytrs(Sytrs{}, "U", -1, 2, n, n, kUnset, -2);
+        sytrs(Sytrs{}, "L", n, -1, n, n, kUnset, -3);
+        sytrs(Sytrs{}, "U", n, 2, n - 1, n, kUnset, -5);
+        sytrs(Sytrs{}, "L", n, 2, n, n - 1, kUnset, -8);
+        sytrs(Sysv{}, "X", n, 2, n, n, 64 * n, -1);
+        sytrs(Sysv{}, "U", -1, 2, n, n, 64 * n, -2);
+        sytrs(Sysv{}, "L", n, -1, n, n, 64 * n, -3);
+        sytrs(Sysv{}, "U", n, 2, n - 1, n, 64 * n, -5);
+        sytrs(Sysv{}, "L", n, 2, n, n - 1, 64 * n, -8);
+        sytrs(Sysv{}, "U", n, 2, n, n, 0, -10);
         const auto trtrs = [&](const char* flags, int64_t nn, int64_t nrhs, int64_t lda,
                                int64_t ldb, int64_t info) {
             expect_rejected_as_by_openblas<Trtrs>(
@@ -653,6 +801,24 @@ TYPED_TEST(LapackSolve, EmptyProblemsBehaveAsInOpenBLAS) {
         empty(Posv{}, Args{.flags = "L", .n = 0, .nrhs = 1, .lda = 1, .ldb = 1}, none);
         empty(Potri{}, Args{.flags = "U", .n = 0, .lda = 1}, none);
         empty(Sytri{}, Args{.flags = "L", .n = 0, .lda = 1}, none);
+        empty(Sytrs{}, Args{.flags = "U", .n = 0, .nrhs = 2, .lda = 1, .ldb = 1}, none);
+        empty(Sysv{}, Args{.flags = "L", .n = 0, .nrhs = 2, .lda = 1, .ldb = 1, .lwork = 1}, none);
+        {
+            Operands<T> bk =
+                sytrf_factors<T>(symmetric_indefinite(n, kIsComplex<T>, true, rng), n, 'L');
+            bk.b = Array<T>(n, 0, n);
+            empty(Sytrs{}, Args{.flags = "L", .n = n, .nrhs = 0, .lda = n, .ldb = n}, bk);
+            // SYSV factors A even with no right-hand side.
+            Operands<T> factor_only;
+            factor_only.a =
+                triangle_of<T>(symmetric_indefinite(n, kIsComplex<T>, false, rng), 'U', n);
+            factor_only.ipiv = Array<int64_t>::vector(n);
+            factor_only.b = Array<T>(n, 0, n);
+            factor_only.work = Array<T>::vector(65 * n);
+            empty(Sysv{},
+                  Args{.flags = "U", .n = n, .nrhs = 0, .lda = n, .ldb = n, .lwork = 64 * n},
+                  factor_only);
+        }
         empty(Trtrs{}, Args{.flags = "UNN", .n = 0, .nrhs = 3, .lda = 1, .ldb = 1}, none);
         empty(Trtrs{}, Args{.flags = "UTN", .n = n, .nrhs = 0, .lda = n, .ldb = n}, tri);
         empty(Trtri{}, Args{.flags = "LN", .n = 0, .lda = 1}, none);
@@ -697,10 +863,15 @@ TYPED_TEST(LapackSolve, LargerMatricesMatchOpenBLAS) {
                          tri);
     expect_inverted<Trtri>(scheme, Args{.flags = "UN", .n = n, .lda = lda}, tri,
                            triangle_region('U'));
-    expect_inverted<Sytri>(
-        scheme, Args{.flags = "U", .n = n, .lda = lda},
-        sytrf_factors<T>(symmetric_indefinite(n, kIsComplex<T>, true, rng), lda, 'U'),
-        triangle_region('U'));
+    const Dense bk = symmetric_indefinite(n, kIsComplex<T>, true, rng);
+    expect_inverted<Sytri>(scheme, Args{.flags = "U", .n = n, .lda = lda},
+                           sytrf_factors<T>(bk, lda, 'U'), triangle_region('U'));
+    Operands<T> bk_factors = sytrf_factors<T>(bk, lda, 'L');
+    bk_factors.b = lu.b;
+    expect_solved<Sytrs>(scheme, Args{.flags = "L", .n = n, .nrhs = nrhs, .lda = lda, .ldb = n},
+                         bk_factors);
+    expect_sysv_solved<T>(scheme, Args{.flags = "U", .n = n, .nrhs = nrhs, .lda = lda, .ldb = n},
+                          bk, lu.b, 0);
 }
 
 }  // namespace
