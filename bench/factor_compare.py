@@ -2,8 +2,8 @@
 """LAPACK timings for the GPU check (bench/gpu_check.sh), and their table.
 
 The dense linear algebra a Python user calls, n x n, the way a Python user calls it:
-np.linalg.solve, inv, cholesky, qr, svd, eigh, eig, lstsq and scipy.linalg.lu_factor
-(the table OPS below: per operation its input, the call in each implementation, the
+np.linalg.solve, inv, cholesky, qr, svd, eigh, eig, lstsq, scipy.linalg.lu_factor and
+scipy.linalg.solve(assume_a='sym') (the table OPS below: per operation its input, the call in each implementation, the
 LAPACK routines behind the NumPy/SciPy call, its check, its flops). Each column is one
 process (the gpushim column: one per report group, see below), started by gpu_check.sh
 with the environment that selects it:
@@ -208,6 +208,15 @@ def _torch_lstsq(m, A, b):
     return m.t.linalg.lstsq(A, b.unsqueeze(-1)).solution.squeeze(-1), 0
 
 
+def _torch_solve_sym(m, A, b):
+    LD, pivots, info = m.t.linalg.ldl_factor_ex(A)
+    return m.t.linalg.ldl_solve(LD, pivots, b.unsqueeze(-1)).squeeze(-1), info
+
+
+def _cupy_solve_sym(m, A, b):
+    raise NotImplementedError("CuPy has no symmetric indefinite (LDL^T) solver")
+
+
 def _cupy_eig(m, A, b):
     if not hasattr(m.cp.linalg, "eig"):
         raise NotImplementedError("CuPy %s has no linalg.eig" % m.cp.__version__)
@@ -231,6 +240,14 @@ OPS = [
         "numpy": ("np.linalg.solve(A, b)", lambda m, A, b: (m.np.linalg.solve(A, b), 0)),
         "torch": ("torch.linalg.solve_ex(A, b)", lambda m, A, b: m.t.linalg.solve_ex(A, b)),
         "cupy": ("cupy.linalg.solve(A, b)", lambda m, A, b: (m.cp.linalg.solve(A, b), 0))}),
+    # Real only: a Hermitian input is no complex symmetric one. SciPy 1.17 calls SYTRF and
+    # SYTRS (1.10: SYSV, then not measured as offloaded).
+    Op("solve_sym", "hermitian", ("sytrf", "sytrs"), "a", 1.0 / 3, 1.0, check_solve, {
+        "numpy": ("scipy.linalg.solve(A, b, assume_a='sym')", lambda m, A, b: (
+            m.sl.solve(A, b, assume_a="sym", check_finite=False), 0)),
+        "torch": ("torch.linalg.ldl_factor_ex + ldl_solve", _torch_solve_sym),
+        "cupy": ("-", _cupy_solve_sym)},
+       caller="scipy"),
     Op("inv", "general", ("gesv",), "b", 2.0, 2.2, check_inv, {
         "numpy": ("np.linalg.inv(A)", lambda m, A, b: (m.np.linalg.inv(A), 0)),
         "torch": ("torch.linalg.inv_ex(A)", lambda m, A, b: m.t.linalg.inv_ex(A)),
@@ -1060,7 +1077,7 @@ def main(argv=None):
                    help="device = torch if importable with a GPU, else cupy")
     r.add_argument("--label", required=True)
     r.add_argument("--cells", default="solve:d,inv:d,cholesky:d,lu_factor:d,qr:d,eigh:d,svd:d,"
-                   "lstsq:d:2048,eig:d:1024/4096,eigh:s,svd:s",
+                   "lstsq:d:2048,eig:d:1024/4096,eigh:s,svd:s,solve_sym:d",
                    help="op:precision[:n1/n2] items; ops: " + " ".join(OP_ORDER))
     r.add_argument("--sizes", default="4096,8192")
     r.add_argument("--extra-sizes", default="",

@@ -41,6 +41,7 @@ FACTOR_CELLS = {
     "lu_factor:d": ("getrf",), "lu_factor:z": ("getrf",), "qr:d": ("geqrf", "orgqr"),
     "eigh:d": ("syevd",), "eigh:s": ("syevd",), "eigh_evr:d": ("syevr",),
     "svd:d": ("gesdd",), "svd:s": ("gesdd",), "lstsq:d": ("gelsd",), "eig:d": ("geev",),
+    "solve_sym:d": ("sytrf", "sytrs"),
 }
 FFT_CELLS = ("c2c:2^10", "c2c:32x32", "c2c:8x8x8", "c2c:2^6*8", "r2c:32x32")
 FFT_ROUTINES = ("fftw_dft", "fftw_dft_r2c", "fftw_dft_c2r")
