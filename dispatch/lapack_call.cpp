@@ -81,13 +81,17 @@ int64_t pivot_at(const LapackOp& op, int64_t j) {
     return static_cast<const int32_t*>(op.host_pivots)[j];
 }
 
-// Whether SYTRF's D has a 1 x 1 block that is exactly zero, on which SYTRI reports INFO > 0
-// and returns.
-bool zero_one_by_one_block(const LapackOp& op) {
+// Whether SYTRF's factor and pivots may go to the device for SYTRI or SYTRS: every pivot a
+// row of A (|ipiv(k)| in 1..n: a device must not index past A), and no 1 x 1 block of D
+// exactly zero (SYTRI reports INFO = k; SYTRS divides by it, and the CPU's infinities are
+// the ones to give).
+bool bunch_kaufman_factor_usable(const LapackOp& op) {
     for (int64_t j = 0; j < op.n; ++j) {
-        if (pivot_at(op, j) > 0 && diagonal_zero_at(op, j)) return true;
+        const int64_t pivot = pivot_at(op, j);
+        if (pivot == 0 || pivot < -op.n || pivot > op.n) return false;
+        if (pivot > 0 && diagonal_zero_at(op, j)) return false;
     }
-    return false;
+    return true;
 }
 
 bool syevr_valid(const LapackOp& op) {
@@ -307,7 +311,8 @@ bool suits_device(const LapackOp& op) {
         case GPUSHIM_TRTRI:
             return op.diag == 'U' || !diagonal_has_zero(op);
         case GPUSHIM_SYTRI:
-            return !zero_one_by_one_block(op);
+        case GPUSHIM_SYTRS:
+            return bunch_kaufman_factor_usable(op);
         default:
             return true;
     }

@@ -28,10 +28,10 @@ bool is_degenerate(const LapackOp& op);
 
 // Whether the device interface accepts the call: GESVD and GELS need m >= n, GELS no
 // transpose and matrices LAPACK does not rescale, GEEV no left eigenvectors; the triangular
-// operations get no exact zero on the diagonal, SYTRI no exactly zero 1 x 1 block of D
-// (LAPACK answers INFO = k for those, and the CPU does), the eigen- and SVD drivers and SYTRF
-// no NaN,
-// SYGVD only JOBZ = 'V'. Reads the caller's matrices (and SYTRI's pivots).
+// operations get no exact zero on the diagonal, SYTRI and SYTRS no exactly zero 1 x 1 block
+// of D nor a pivot out of range (LAPACK answers INFO = k, or infinities, and the CPU does);
+// the eigen- and SVD drivers, SYTRF and SYSV no NaN. Reads the caller's matrices (and SYTRI's
+// and SYTRS's pivots).
 bool suits_device(const LapackOp& op);
 
 // The cube of the call's order, which thresholds compare: n^3 for a square operation,

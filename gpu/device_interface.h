@@ -137,7 +137,8 @@ typedef enum {
  *   SYTRS  uplo, n, nrhs, a, ipiv, b.  a, ipiv: SYTRF's output (read); b: B in, X out
  *   SYSV   uplo, n, nrhs, a, ipiv, b.  SYTRF of a, then SYTRS on b; info: SYTRF's
  * The triangular operations (GETRI's U, POTRI, TRTRS, TRTRI with diag 'N') are given only
- * matrices whose diagonal has no exact zero, SYTRI no 1 x 1 block of D that is exactly zero. The real outputs (w, wi; vl, vu and rcond are doubles) are float for S and C,
+ * matrices whose diagonal has no exact zero, SYTRI and SYTRS no 1 x 1 block of D that is
+ * exactly zero, and pivots each in [-n, -1] or [1, n]. The real outputs (w, wi; vl, vu and rcond are doubles) are float for S and C,
  * double for D and Z. info: one int in device memory, set to LAPACK's INFO (0, or k > 0
  * as LAPACK defines it for the routine); when it is not 0 the other outputs are unspecified
  * (the host then computes the call on the CPU from its own copy of the inputs: a plugin

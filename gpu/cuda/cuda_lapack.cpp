@@ -552,9 +552,13 @@ int sytri(const gpushim_lapack_op& op, LapackState& state) {
         reinterpret_cast<T*>(static_cast<char*>(work_area(state)) + work_at), lwork, op.info));
 }
 
+// Where a step writes its INFO: the caller's, or the scratch INFO at the start of the device
+// workspace (known only once the step has reserved its workspace, which may move it).
+enum class InfoTo { caller, scratch };
+
 // B := A^-1 B with SYTRF's factor and (int64) pivots in a and op.ipiv.
 template <class T>
-int sytrs(const gpushim_lapack_op& op, int* info, LapackState& state) {
+int sytrs(const gpushim_lapack_op& op, InfoTo info_to, LapackState& state) {
     constexpr cudaDataType type = Element<T>::kType;
     size_t device_bytes = 0;
     size_t host_bytes = 0;
@@ -564,6 +568,7 @@ int sytrs(const gpushim_lapack_op& op, int* info, LapackState& state) {
         return status;
     }
     if (const int status = reserve_workspaces(state, device_bytes, host_bytes)) return status;
+    int* const info = info_to == InfoTo::caller ? op.info : scratch_info(state);
     return status_from(cusolverDnXsytrs(state.solver, fill(op.uplo), op.n, op.nrhs, type, op.a,
                                         op.lda, op.ipiv, type, op.b, op.ldb, work_area(state),
                                         device_bytes, state.host_workspace, host_bytes, info));
@@ -574,7 +579,7 @@ template <class T>
 int sysv(const gpushim_lapack_op& op, LapackState& state) {
     if (const int status = sytrf<T>(op, state)) return status;
     if (const int status = wait_for_host_sources(state)) return status;
-    return sytrs<T>(op, scratch_info(state), state);
+    return sytrs<T>(op, InfoTo::scratch, state);
 }
 
 // op(A) X = B on cuBLAS's trsm. LAPACK's TRTRS first reports an exactly zero diagonal
@@ -1220,7 +1225,7 @@ int enqueue(const gpushim_lapack_op& op, LapackState& state) {
         case GPUSHIM_SYTRI:
             return sytri<T>(op, state);
         case GPUSHIM_SYTRS:
-            return sytrs<T>(op, op.info, state);
+            return sytrs<T>(op, InfoTo::caller, state);
         case GPUSHIM_SYSV:
             return sysv<T>(op, state);
     }

@@ -43,10 +43,11 @@
 //     and pivots read as LAPACK documents them (L = P(1) L(1) P(2) L(2) ...) give A x for a
 //     random x to |A||x| + |L||D||L^T||x| times n eps, the other triangle kept; INFO > 0 for
 //     a zero row and column; SYTRI of the plugin's SYTRF factors: |A inv(A) - I|, the other
-//     triangle kept, the pivots unchanged; SYTRS with them and SYSV: |A X - B|, and SYSV's
-//     INFO > 0 for a zero row and column;
+//     triangle kept, the pivots unchanged; SYTRS with them and SYSV (one to 2100 right-hand
+//     sides): |A X - B|, and SYSV's INFO > 0 for a zero row and column;
 //   - all four precisions; then larger calls on the same queue (dpotrf 'L' n, zpotrf 'U'
-//     3n/4, dsytrf 'L' n and 'U' n/2 + 3, zsytrf 'U' n/2 and 'L' n/4 + 5 (checked as above),
+//     3n/4, dsytrf 'L' n and 'U' n/2 + 3, zsytrf 'U' n/2 and 'L' n/4 + 5, dsytri n/2 + 3,
+//     zsytri n/4 + 5, dsytrs and dsysv n/2 + 1 with n/8 right-hand sides (checked as above),
 //     dgetrf n x n, dgesv n, dsyevd n/4, with n from --large-n), which make a
 //     plugin's workspaces grow, checked by matrix-vector residuals (A x against
 //     L (L^H x), P A x against L (U x), A X against B, A V y against V W y);
@@ -1393,33 +1394,21 @@ Matrix<T> symmetric_triangle(char uplo, int64_t n, int64_t pad, bool zero_diagon
     return a;
 }
 
-// SYTRS with the plugin's own SYTRF factor, and SYSV: |A X - B|, the factor, pivots and the other
-// triangle unchanged (SYTRS); SYSV with a zero row and column 6: INFO > 0, as SYTRF.
+// SYSV, and SYTRS with the plugin's own SYTRF factor: |A X - B|, the other triangle kept (SYSV),
+// the factor and pivots unchanged (SYTRS); SYSV with a zero row and column 6: INFO > 0, as SYTRF.
 template <typename T>
 void sytrs_sysv_case(char uplo, int64_t n, int64_t nrhs, bool zero_diagonal) {
     Random g(static_cast<uint64_t>(n * 41 + uplo + nrhs + (zero_diagonal ? 3 : 0)));
     const Matrix<T> a = symmetric_triangle<T>(uplo, n, 3, zero_diagonal, g);
     const Matrix<T> b = random_matrix<T>(n, nrhs, 2, g);
     const Matrix<Wide<T>> full = hermitian_from(a, uplo, false);
+    // SYSV first: its SYTRS step may be the first to need a larger workspace.
     Matrix<T> f = a, x = b;
     std::vector<int64_t> ipiv(static_cast<size_t>(n), 0);
-    CHECK_STATUS(factor<T>({.kind = GPUSHIM_SYTRF, .uplo = uplo, .n = n},
-                           {inout(kSlotA, f), inout(kSlotIpiv, ipiv)}));
     Outcome out;
-    CHECK_STATUS(stage<T>({.kind = GPUSHIM_SYTRS, .uplo = uplo, .n = n, .nrhs = nrhs},
-                          {in(kSlotA, f), in(kSlotIpiv, ipiv), inout(kSlotB, x)}, &out));
-    double r = solve_ratio(full, x, b);
-    report(out.info == 0 && out.unchanged && out.padding_kept && r < kBound,
-           format("%csytrs %c n=%lld nrhs=%lld%s: info=%d, a and ipiv unchanged=%d, padding "
-                  "kept=%d, |AX - B|/(|A||X| n eps)=%.3g",
-                  Traits<T>::name, uplo, static_cast<long long>(n), static_cast<long long>(nrhs),
-                  zero_diagonal ? " zero diagonal" : "", out.info, out.unchanged, out.padding_kept,
-                  r));
-    f = a;
-    x = b;
     CHECK_STATUS(stage<T>({.kind = GPUSHIM_SYSV, .uplo = uplo, .n = n, .nrhs = nrhs},
                           {inout(kSlotA, f), inout(kSlotIpiv, ipiv), inout(kSlotB, x)}, &out));
-    r = solve_ratio(full, x, b);
+    double r = solve_ratio(full, x, b);
     const bool kept = triangle_kept(a, f, uplo, false) && out.padding_kept;
     report(out.info == 0 && kept && !pivot_blocks(ipiv, uplo).empty() && r < kBound,
            format("%csysv %c n=%lld nrhs=%lld%s: info=%d, other triangle and padding kept=%d, "
@@ -1427,6 +1416,19 @@ void sytrs_sysv_case(char uplo, int64_t n, int64_t nrhs, bool zero_diagonal) {
                   Traits<T>::name, uplo, static_cast<long long>(n), static_cast<long long>(nrhs),
                   zero_diagonal ? " zero diagonal" : "", out.info, kept,
                   !pivot_blocks(ipiv, uplo).empty(), r));
+    f = a;
+    x = b;
+    CHECK_STATUS(factor<T>({.kind = GPUSHIM_SYTRF, .uplo = uplo, .n = n},
+                           {inout(kSlotA, f), inout(kSlotIpiv, ipiv)}));
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_SYTRS, .uplo = uplo, .n = n, .nrhs = nrhs},
+                          {in(kSlotA, f), in(kSlotIpiv, ipiv), inout(kSlotB, x)}, &out));
+    r = solve_ratio(full, x, b);
+    report(out.info == 0 && out.unchanged && out.padding_kept && r < kBound,
+           format("%csytrs %c n=%lld nrhs=%lld%s: info=%d, a and ipiv unchanged=%d, padding "
+                  "kept=%d, |AX - B|/(|A||X| n eps)=%.3g",
+                  Traits<T>::name, uplo, static_cast<long long>(n), static_cast<long long>(nrhs),
+                  zero_diagonal ? " zero diagonal" : "", out.info, out.unchanged, out.padding_kept,
+                  r));
     Matrix<T> singular = a;
     for (int64_t i = 0; i < n; ++i) {
         if (uplo == 'L' ? i >= 5 : i <= 5) singular(i, 5) = T(0);
@@ -2264,6 +2266,9 @@ void more_kinds() {
         sytri_case<T>(uplo, 45, true);
         sytrs_sysv_case<T>(uplo, 64, 3, false);
         sytrs_sysv_case<T>(uplo, 37, 1, true);
+        // Many right-hand sides: SYSV's SYTRS may need more workspace than its SYTRF, which
+        // then moves between the two steps (the emulation's does, from double precision on).
+        sytrs_sysv_case<T>(uplo, 40, 2100, false);
     }
     geqrf_orgqr_case<T>(90, 60, 10);
     geqrf_orgqr_case<T>(50, 50);
@@ -2566,6 +2571,10 @@ int main(int argc, char** argv) {
     sytrf_case<double>('U', large_n / 2 + 3, false);
     sytrf_case<std::complex<double>>('U', large_n / 2, false);
     sytrf_case<std::complex<double>>('L', large_n / 4 + 5, false);
+    // cuSOLVER's blocked sytri and Xsytrs.
+    sytri_case<double>('U', large_n / 2 + 3, true);
+    sytri_case<std::complex<double>>('L', large_n / 4 + 5, false);
+    sytrs_sysv_case<double>('L', large_n / 2 + 1, large_n / 8, true);
     getrf_large<double>(large_n, large_n);
     getrf_large<double>(large_n / 2, large_n / 4);  // after growth: the workspace is reused
     gesv_large(large_n);

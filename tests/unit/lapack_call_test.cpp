@@ -97,10 +97,11 @@ TEST(LapackCall, SolvesCheckBothLeadingDimensionsAndTheirFlags) {
 
 TEST(LapackCall, NoRightHandSidesLeaveEveryCallToTheCpu) {
     // OpenBLAS's GESV returns at once for nrhs = 0 where LAPACK would factor A.
-    for (gpushim_lapack_kind kind :
-         {GPUSHIM_GETRS, GPUSHIM_GESV, GPUSHIM_POTRS, GPUSHIM_POSV, GPUSHIM_TRTRS})
+    for (gpushim_lapack_kind kind : {GPUSHIM_GETRS, GPUSHIM_GESV, GPUSHIM_POTRS, GPUSHIM_POSV,
+                                     GPUSHIM_SYTRS, GPUSHIM_SYSV, GPUSHIM_TRTRS})
         EXPECT_TRUE(is_degenerate(solve(kind, 5, 0, 5, 5))) << kind;
     EXPECT_FALSE(is_degenerate(solve(GPUSHIM_GESV, 5, 1, 5, 5)));
+    EXPECT_FALSE(is_degenerate(solve(GPUSHIM_SYSV, 5, 1, 5, 5)));
 }
 
 LapackOp qr(gpushim_lapack_kind kind, int64_t m, int64_t n, int64_t k) {
@@ -181,23 +182,37 @@ TEST(LapackCall, TriangularOperationsWithAZeroOnTheDiagonalStayOnTheCpu) {
 }
 
 // SYTRI reports INFO = k for an exactly zero 1 x 1 block of D (a positive pivot), not for a
-// zero diagonal entry inside a 2 x 2 block (negative pivots).
-TEST(LapackCall, SytriWithAZeroOneByOneBlockStaysOnTheCpu) {
-    double a[9] = {2, 1, 1, 0, 3, 1, 0, 0, 4};
-    for (int pivot_bytes : {4, 8}) {
-        int32_t narrow[3] = {1, 2, 3};
-        int64_t wide[3] = {1, 2, 3};
-        LapackOp op = factorization(GPUSHIM_SYTRI, 0, 3, 3);
-        op.a = a;
-        op.host_pivots = pivot_bytes == 4 ? static_cast<void*>(narrow) : static_cast<void*>(wide);
-        op.pivot_bytes = pivot_bytes;
-        a[4] = 3.0;
-        EXPECT_TRUE(suits_device(op));
-        a[4] = 0.0;  // D(2,2), a 1 x 1 block
-        EXPECT_FALSE(suits_device(op));
-        narrow[1] = narrow[2] = -3;  // D(2:3, 2:3) a 2 x 2 block
-        wide[1] = wide[2] = -3;
-        EXPECT_TRUE(suits_device(op));
+// zero diagonal entry inside a 2 x 2 block (negative pivots); SYTRS divides by it. Pivots out
+// of range are the CPU library's to answer too.
+TEST(LapackCall, SytriAndSytrsWithAZeroOneByOneBlockOrABadPivotStayOnTheCpu) {
+    for (gpushim_lapack_kind kind : {GPUSHIM_SYTRI, GPUSHIM_SYTRS}) {
+        for (int pivot_bytes : {4, 8}) {
+            double a[9] = {2, 1, 1, 0, 3, 1, 0, 0, 4};
+            int32_t narrow[3] = {1, 2, 3};
+            int64_t wide[3] = {1, 2, 3};
+            const auto set_pivots = [&](int64_t first, int64_t second, int64_t third) {
+                narrow[0] = static_cast<int32_t>(first);
+                narrow[1] = static_cast<int32_t>(second);
+                narrow[2] = static_cast<int32_t>(third);
+                wide[0] = first;
+                wide[1] = second;
+                wide[2] = third;
+            };
+            LapackOp op = factorization(kind, 0, 3, 3);
+            op.a = a;
+            op.host_pivots =
+                pivot_bytes == 4 ? static_cast<void*>(narrow) : static_cast<void*>(wide);
+            op.pivot_bytes = pivot_bytes;
+            EXPECT_TRUE(suits_device(op));
+            a[4] = 0.0;  // D(2,2), a 1 x 1 block
+            EXPECT_FALSE(suits_device(op));
+            set_pivots(1, -3, -3);  // D(2:3, 2:3) a 2 x 2 block
+            EXPECT_TRUE(suits_device(op));
+            for (int64_t bad : {0, 4, -4}) {
+                set_pivots(bad, -3, -3);
+                EXPECT_FALSE(suits_device(op)) << bad;
+            }
+        }
     }
 }
 
@@ -230,15 +245,17 @@ TEST(LapackCall, EigenAndSvdDriversLeaveNanToTheCpu) {
     EXPECT_FALSE(suits_device(eigen));
 }
 
-// SYTRF reports INFO > 0 at a NaN in the triangle it reads (uplo 'L': A(2,1) = s[1]; 'U' does
-// not read it).
-TEST(LapackCall, SytrfLeavesNanToTheCpu) {
+// SYTRF (and SYSV's) reports INFO > 0 at a NaN in the triangle it reads (uplo 'L': A(2,1) =
+// s[1]; 'U' does not read it).
+TEST(LapackCall, SytrfAndSysvLeaveNanToTheCpu) {
     double s[4] = {2, std::nan(""), 1, 3};
-    LapackOp op = factorization(GPUSHIM_SYTRF, 0, 2, 2);
-    op.a = s;
-    EXPECT_FALSE(suits_device(op));
-    op.uplo = 'U';
-    EXPECT_TRUE(suits_device(op));
+    for (gpushim_lapack_kind kind : {GPUSHIM_SYTRF, GPUSHIM_SYSV}) {
+        LapackOp op = factorization(kind, 0, 2, 2);
+        op.a = s;
+        EXPECT_FALSE(suits_device(op));
+        op.uplo = 'U';
+        EXPECT_TRUE(suits_device(op));
+    }
 }
 
 TEST(LapackCall, EigenAndSvdCostsAreCounted) {
