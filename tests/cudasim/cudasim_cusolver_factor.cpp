@@ -385,6 +385,45 @@ cusolverStatus_t potri(const char* api, cusolverDnHandle_t handle, cublasFillMod
     return CUSOLVER_STATUS_SUCCESS;
 }
 
+// A solve's A (n x n), its n int64_t pivots, B (n x nrhs) and info, where the routine reads
+// and writes them.
+void require_solve_operands(const char* api, const Precision& p, const void* A, int64_t n,
+                            int64_t lda, const int64_t* ipiv, const void* B, int64_t nrhs,
+                            int64_t ldb, const int* info) {
+    cudasim::require_device(api, "A", A, cudasim::matrix_bytes(n, n, lda, p.bytes));
+    cudasim::require_device(api, "ipiv", ipiv, static_cast<size_t>(n) * sizeof(int64_t));
+    cudasim::require_device(api, "B", B, cudasim::matrix_bytes(n, nrhs, ldb, p.bytes));
+    require_info(api, info);
+}
+
+// The n int64_t pivots as the CPU LAPACK's ints; one that `valid` refuses is a misuse,
+// `meaning` saying what a pivot must be.
+template <class Valid>
+std::vector<int> lapack_pivots(const char* api, const int64_t* ipiv, int n, Valid valid,
+                               const char* meaning) {
+    std::vector<int> pivots(static_cast<size_t>(std::max(n, 1)));
+    for (int i = 0; i < n; ++i) {
+        if (!valid(ipiv[i])) {
+            cudasim::misuse(api, "ipiv[" + std::to_string(i) + "] = " + std::to_string(ipiv[i]) +
+                                     " is no " + meaning);
+        }
+        pivots[static_cast<size_t>(i)] = static_cast<int>(ipiv[i]);
+    }
+    return pivots;
+}
+
+// Xsytrs's arguments (it takes no params: the handle alone).
+cusolverStatus_t sytrs_valid(cusolverDnHandle_t handle, cublasFillMode_t uplo, int64_t n,
+                             int64_t nrhs, int64_t lda, int64_t ldb, cudaDataType type_a,
+                             cudaDataType type_b, char* uplo_char) {
+    if (handle == nullptr) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    if (!fill_char(uplo, uplo_char) || n < 0 || nrhs < 0 || lda < at_least_one(n) ||
+        ldb < at_least_one(n) || !same_precision(type_a, {type_b})) {
+        return CUSOLVER_STATUS_INVALID_VALUE;
+    }
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
 cusolverStatus_t sytrf_valid(cusolverDnHandle_t handle, int n, int lda) {
     if (handle == nullptr) return CUSOLVER_STATUS_NOT_INITIALIZED;
     if (n < 0 || lda < at_least_one(n)) return CUSOLVER_STATUS_INVALID_VALUE;
@@ -535,43 +574,32 @@ cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t handle, cusolverDnParams_t 
     const Precision p = precision_of(dataTypeA);
     const int order = to_int(api, n), columns = to_int(api, nrhs), ld_a = to_int(api, lda),
               ld_b = to_int(api, ldb);
-    cudasim::require_device(api, "A", A, cudasim::matrix_bytes(n, n, lda, p.bytes));
-    // Documented as Xgetrf's output; getrs reads its n pivots.
-    cudasim::require_device(api, "ipiv", ipiv, static_cast<size_t>(order) * sizeof(int64_t));
-    cudasim::require_device(api, "B", B, cudasim::matrix_bytes(n, nrhs, ldb, p.bytes));
-    require_info(api, info);
+    // ipiv: documented as Xgetrf's output; getrs reads its n pivots.
+    require_solve_operands(api, p, A, n, lda, ipiv, B, nrhs, ldb, info);
     if (cudasim::injected_fault()) return CUSOLVER_STATUS_EXECUTION_FAILED;
     const char op = trans == CUBLAS_OP_N ? 'N' : (trans == CUBLAS_OP_T ? 'T' : 'C');
     auto* const run = lapack<Getrs>(p, "getrs");
     cudasim::enqueue(handle->stream, [=] {
-        std::vector<int> lapack_pivots(static_cast<size_t>(std::max(order, 1)));
-        for (int i = 0; i < order; ++i) {
-            // Xgetrf's pivots are 1-based row numbers of the n x n factor.
-            if (ipiv[i] < 1 || ipiv[i] > order) {
-                cudasim::misuse(api, "ipiv[" + std::to_string(i) +
-                                         "] = " + std::to_string(ipiv[i]) + " is no row of A");
-            }
-            lapack_pivots[static_cast<size_t>(i)] = static_cast<int>(ipiv[i]);
-        }
+        // Xgetrf's pivots are 1-based row numbers of the n x n factor.
+        const std::vector<int> pivots = lapack_pivots(
+            api, ipiv, order, [order](int64_t k) { return k >= 1 && k <= order; }, "row of A");
         int result = 0;
-        run(&op, &order, &columns, A, &ld_a, lapack_pivots.data(), B, &ld_b, &result, 1);
+        run(&op, &order, &columns, A, &ld_a, pivots.data(), B, &ld_b, &result, 1);
         *info = result;
     });
     return CUSOLVER_STATUS_SUCCESS;
 }
 
-// Xsytrs takes no params: the handle alone.
 cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t handle, cublasFillMode_t uplo,
                                              int64_t n, int64_t nrhs, cudaDataType dataTypeA,
                                              const void*, int64_t lda, const int64_t*,
                                              cudaDataType dataTypeB, void*, int64_t ldb,
                                              size_t* workspaceInBytesOnDevice,
                                              size_t* workspaceInBytesOnHost) {
-    if (handle == nullptr) return CUSOLVER_STATUS_NOT_INITIALIZED;
     char uplo_char = 0;
-    if (!fill_char(uplo, &uplo_char) || n < 0 || nrhs < 0 || lda < at_least_one(n) ||
-        ldb < at_least_one(n) || !same_precision(dataTypeA, {dataTypeB})) {
-        return CUSOLVER_STATUS_INVALID_VALUE;
+    if (const auto status =
+            sytrs_valid(handle, uplo, n, nrhs, lda, ldb, dataTypeA, dataTypeB, &uplo_char)) {
+        return status;
     }
     answer_workspace("cusolverDnXsytrs_bufferSize",
                      generic_workspace(cudasim::element_bytes(dataTypeA), n, nrhs),
@@ -585,35 +613,26 @@ cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t handle, cublasFillMode_t up
                                   void* bufferOnDevice, size_t workspaceInBytesOnDevice,
                                   void* bufferOnHost, size_t workspaceInBytesOnHost, int* info) {
     constexpr const char* api = "cusolverDnXsytrs";
-    if (handle == nullptr) return CUSOLVER_STATUS_NOT_INITIALIZED;
     char uplo_char = 0;
-    if (!fill_char(uplo, &uplo_char) || n < 0 || nrhs < 0 || lda < at_least_one(n) ||
-        ldb < at_least_one(n) || !same_precision(dataTypeA, {dataTypeB})) {
-        return CUSOLVER_STATUS_INVALID_VALUE;
+    if (const auto status =
+            sytrs_valid(handle, uplo, n, nrhs, lda, ldb, dataTypeA, dataTypeB, &uplo_char)) {
+        return status;
     }
     const Precision p = precision_of(dataTypeA);
     const int order = to_int(api, n), columns = to_int(api, nrhs), ld_a = to_int(api, lda),
               ld_b = to_int(api, ldb);
-    cudasim::require_device(api, "A", A, cudasim::matrix_bytes(n, n, lda, p.bytes));
-    cudasim::require_device(api, "ipiv", ipiv, static_cast<size_t>(order) * sizeof(int64_t));
-    cudasim::require_device(api, "B", B, cudasim::matrix_bytes(n, nrhs, ldb, p.bytes));
-    require_info(api, info);
+    require_solve_operands(api, p, A, n, lda, ipiv, B, nrhs, ldb, info);
     if (cudasim::injected_fault()) return CUSOLVER_STATUS_EXECUTION_FAILED;
     require_generic_workspaces(api, handle, p.bytes, n, nrhs, bufferOnDevice,
                                workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
     auto* const run = lapack<Sytrs>(p, "sytrs");
     cudasim::enqueue(handle->stream, [=] {
-        std::vector<int> lapack_pivots(static_cast<size_t>(std::max(order, 1)));
-        for (int i = 0; i < order; ++i) {
-            // sytrf's pivots: a row of A, negative for a 2 x 2 block of D.
-            if (ipiv[i] == 0 || ipiv[i] < -order || ipiv[i] > order) {
-                cudasim::misuse(api, "ipiv[" + std::to_string(i) + "] = " +
-                                         std::to_string(ipiv[i]) + " is no pivot of sytrf");
-            }
-            lapack_pivots[static_cast<size_t>(i)] = static_cast<int>(ipiv[i]);
-        }
+        // sytrf's pivots: a row of A, negative for a 2 x 2 block of D.
+        const std::vector<int> pivots = lapack_pivots(
+            api, ipiv, order, [order](int64_t k) { return k != 0 && k >= -order && k <= order; },
+            "pivot of sytrf");
         int result = 0;
-        run(&uplo_char, &order, &columns, A, &ld_a, lapack_pivots.data(), B, &ld_b, &result, 1);
+        run(&uplo_char, &order, &columns, A, &ld_a, pivots.data(), B, &ld_b, &result, 1);
         *info = result;
     });
     return CUSOLVER_STATUS_SUCCESS;
