@@ -46,8 +46,8 @@
 //     triangle kept, the pivots unchanged; SYTRS with them and SYSV (one to 2100 right-hand
 //     sides): |A X - B|, and SYSV's INFO > 0 for a zero row and column;
 //   - all four precisions; then larger calls on the same queue (dpotrf 'L' n, zpotrf 'U'
-//     3n/4, dsytrf 'L' n and 'U' n/2 + 3, zsytrf 'U' n/2 and 'L' n/4 + 5, dsytri n/2 + 3,
-//     zsytri n/4 + 5, dsytrs and dsysv n/2 + 1 with n/8 right-hand sides (checked as above),
+//     3n/4, dsytrf 'L' n and 'U' n/2 + 3, zsytrf 'U' n/2 and 'L' n/4 + 5, dsytri n/8 + 3,
+//     zsytri n/16 + 5, dsytrs and dsysv n/8 + 1 with n/64 right-hand sides (checked as above),
 //     dgetrf n x n, dgesv n, dsyevd n/4, with n from --large-n), which make a
 //     plugin's workspaces grow, checked by matrix-vector residuals (A x against
 //     L (L^H x), P A x against L (U x), A X against B, A V y against V W y);
@@ -2571,10 +2571,11 @@ int main(int argc, char** argv) {
     sytrf_case<double>('U', large_n / 2 + 3, false);
     sytrf_case<std::complex<double>>('U', large_n / 2, false);
     sytrf_case<std::complex<double>>('L', large_n / 4 + 5, false);
-    // cuSOLVER's blocked sytri and Xsytrs.
-    sytri_case<double>('U', large_n / 2 + 3, true);
-    sytri_case<std::complex<double>>('L', large_n / 4 + 5, false);
-    sytrs_sysv_case<double>('L', large_n / 2 + 1, large_n / 8, true);
+    // cuSOLVER's blocked sytri and Xsytrs, at orders whose checks (an O(n^3) product on the
+    // host for SYTRI) stay within seconds at --large-n 8192.
+    sytri_case<double>('U', large_n / 8 + 3, true);
+    sytri_case<std::complex<double>>('L', large_n / 16 + 5, false);
+    sytrs_sysv_case<double>('L', large_n / 8 + 1, large_n / 64, true);
     getrf_large<double>(large_n, large_n);
     getrf_large<double>(large_n / 2, large_n / 4);  // after growth: the workspace is reused
     gesv_large(large_n);
