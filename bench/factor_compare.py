@@ -1077,7 +1077,7 @@ def main(argv=None):
                    help="device = torch if importable with a GPU, else cupy")
     r.add_argument("--label", required=True)
     r.add_argument("--cells", default="solve:d,inv:d,cholesky:d,lu_factor:d,qr:d,eigh:d,svd:d,"
-                   "lstsq:d:2048,eig:d:1024/4096,eigh:s,svd:s,solve_sym:d",
+                   "lstsq:d:2048,eig:d:1024/4096,eigh:s,svd:s,solve_sym:d:4096",
                    help="op:precision[:n1/n2] items; ops: " + " ".join(OP_ORDER))
     r.add_argument("--sizes", default="4096,8192")
     r.add_argument("--extra-sizes", default="",

@@ -17,7 +17,7 @@
 #    eigh, eig, lstsq, scipy.linalg.lu_factor and scipy.linalg.solve(assume_a='sym')
 #    (SYTRF, SYTRS) in double, svd and eigh also in single
 #    (through SciPy: np.linalg computes float32 in double), at n = 4096, 8192 (eig 1024
-#    and 4096, lstsq 2048; 16384 where time is left): OpenBLAS (pip NumPy/SciPy, all
+#    and 4096, lstsq 2048, the symmetric solve 4096; 16384 where time is left): OpenBLAS (pip NumPy/SciPy, all
 #    cores), gpushim with host data (the same under LD_PRELOAD; one process and
 #    GPUSHIM_REPORT per report group, so the table names the routines each operation ran
 #    on the GPU), and the same operation on device-resident data (torch.linalg, else
@@ -59,7 +59,7 @@
 #   GPU_CHECK_FACTOR_SIZES=4096,8192    GPU_CHECK_FACTOR_EXTRA_SIZES=16384 (after all
 #                                 other cells, where time is left)
 #   GPU_CHECK_FACTOR_CELLS=solve:d,inv:d,cholesky:d,lu_factor:d,qr:d,eigh:d,svd:d,
-#                          lstsq:d:2048,eig:d:1024/4096,eigh:s,svd:s,solve_sym:d
+#                          lstsq:d:2048,eig:d:1024/4096,eigh:s,svd:s,solve_sym:d:4096
 #                                 op:precision[:n1/n2] (own sizes); potrf = cholesky,
 #                                 getrf = lu_factor; eigh_evr: SciPy's default eigh;
 #                                 complex: z (and c for svd, eigh, eigh_evr, lu_factor)
@@ -103,7 +103,7 @@ reps=${GPU_CHECK_REPS:-5}
 reuse_cells=${GPU_CHECK_REUSE_CELLS-d:8192}
 factor_sizes=${GPU_CHECK_FACTOR_SIZES:-4096,8192}
 factor_extra_sizes=${GPU_CHECK_FACTOR_EXTRA_SIZES-16384}
-factor_cells=${GPU_CHECK_FACTOR_CELLS:-solve:d,inv:d,cholesky:d,lu_factor:d,qr:d,eigh:d,svd:d,lstsq:d:2048,eig:d:1024/4096,eigh:s,svd:s,solve_sym:d}
+factor_cells=${GPU_CHECK_FACTOR_CELLS:-solve:d,inv:d,cholesky:d,lu_factor:d,qr:d,eigh:d,svd:d,lstsq:d:2048,eig:d:1024/4096,eigh:s,svd:s,solve_sym:d:4096}
 factor_reps=${GPU_CHECK_FACTOR_REPS:-3}
 factor_seconds=${GPU_CHECK_FACTOR_SECONDS:-150}
 fft_cells=${GPU_CHECK_FFT_CELLS:-c2c:2^20,c2c:2^21,c2c:2^22,c2c:2^23,c2c:2^24,c2c:2^25,c2c:2^26,c2c:4096x4096,c2c:8192x8192,c2c:256x256x256,c2c:512x512x512,c2c:2^16*1024,r2c:4096x4096,r2c:8192x8192}
