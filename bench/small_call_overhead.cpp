@@ -7,9 +7,9 @@
 // share the process, the cache state and the CPU frequency, and the ratio
 // shim/direct is meaningful. Repetitions are randomly interleaved.
 //
-// Small LAPACK calls (dgesv_, dpotrf_, dgetrf_ of order 3 and 8: what NumPy's solve, inv and
-// cholesky make once per matrix of a stack) are timed the same way, each iteration copying
-// in the same operands first (both paths pay the copy).
+// Small LAPACK calls (dgesv_, dpotrf_, dgetrf_, dsytrf_ of order 3 and 8: what NumPy's solve,
+// inv and cholesky make once per matrix of a stack, SciPy's symmetric solve once a call) are timed
+// the same way, each iteration copying in the same operands first (both paths pay the copy).
 //
 // Small FFTs (fftw_execute of plans far below the offload threshold) are timed
 // the same way against FFTW (libfftw3.so.3, libfftw3f.so.3; GPUSHIM_CPU_FFTW is
@@ -287,6 +287,22 @@ Case dgetrf_case(const Library& openblas, int n) {
                        });
 }
 
+// SciPy's solve and inv of a symmetric indefinite matrix call dsytrf_ (LWORK 64 n, the
+// optimum OpenBLAS answers for small n).
+Case dsytrf_case(const Library& openblas, int n) {
+    using sytrf_fn = void (*)(const char*, const int*, double*, const int*, int*, double*,
+                              const int*, int*, size_t);
+    return lapack_case(openblas, "dsytrf_", n, 0,
+                       [](void* f, int n, int, double* a, double*, int* ipiv, int* info) {
+                           static std::vector<double> work;  // both paths, allocated once
+                           if (work.size() < static_cast<size_t>(64 * n))
+                               work.resize(static_cast<size_t>(64 * n));
+                           const int lwork = static_cast<int>(work.size());
+                           reinterpret_cast<sytrf_fn>(f)("L", &n, a, &n, ipiv, work.data(), &lwork,
+                                                         info, 1);
+                       });
+}
+
 // ---- FFT cases ----------------------------------------------------------------
 
 // fftw3.h's values, declared here so that the benchmark builds without FFTW's headers.
@@ -428,6 +444,7 @@ std::vector<Case> all_cases(const Library& openblas, const Library* fftw, FftwMe
     cases.push_back(dgesv_case(openblas, 8));
     cases.push_back(dpotrf_case(openblas, 8));
     cases.push_back(dgetrf_case(openblas, 8));
+    cases.push_back(dsytrf_case(openblas, 8));
     if (fftw) {
         cases.push_back(fft_case(*fftw, fftw_memory, c2c_1d<double>(64)));
         cases.push_back(fft_case(*fftw, fftw_memory, c2c_1d<double>(1024)));
