@@ -75,6 +75,32 @@ bool diagonal_has_zero(const LapackOp& op) {
     return false;
 }
 
+// The real part of the caller's A(j, j).
+double diagonal_real_part(const LapackOp& op, int64_t j) {
+    const std::byte* entry = static_cast<const std::byte*>(op.a) +
+                             static_cast<std::size_t>(j * op.lda + j) * element_size(op.precision);
+    if (op.precision == GPUSHIM_PREC_S || op.precision == GPUSHIM_PREC_C) {
+        float value;
+        std::memcpy(&value, entry, sizeof value);
+        return value;
+    }
+    double value;
+    std::memcpy(&value, entry, sizeof value);
+    return value;
+}
+
+// Whether a Cholesky factorization (POTRF, POSV) certainly stops within its first n/8 columns:
+// a diagonal entry there is not positive (or NaN), so the matrix is not positive definite and
+// LAPACK reports INFO <= that column. Such a call (SciPy's solve tries one on every symmetric
+// matrix) costs the CPU at most a factorization of order n/8, less than its upload would.
+bool cholesky_fails_early(const LapackOp& op) {
+    const int64_t columns = std::max<int64_t>(1, op.n / 8);
+    for (int64_t j = 0; j < std::min(columns, op.n); ++j) {
+        if (!(diagonal_real_part(op, j) > 0.0)) return true;
+    }
+    return false;
+}
+
 // The caller's pivot j (1-based as LAPACK's), of the entry point's integer width.
 int64_t pivot_at(const LapackOp& op, int64_t j) {
     if (op.pivot_bytes == 8) return static_cast<const int64_t*>(op.host_pivots)[j];
@@ -296,6 +322,9 @@ bool input_has_nan(const LapackOp& op) {
 bool suits_device(const LapackOp& op) {
     if (input_has_nan(op)) return false;
     switch (op.kind) {
+        case GPUSHIM_POTRF:
+        case GPUSHIM_POSV:
+            return !cholesky_fails_early(op);
         case GPUSHIM_GESVD:
             return op.m >= op.n;
         case GPUSHIM_GELS:

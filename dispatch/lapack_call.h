@@ -30,8 +30,9 @@ bool is_degenerate(const LapackOp& op);
 // transpose and matrices LAPACK does not rescale, GEEV no left eigenvectors; the triangular
 // operations get no exact zero on the diagonal, SYTRI and SYTRS no exactly zero 1 x 1 block
 // of D nor a pivot out of range (LAPACK answers INFO = k, or infinities, and the CPU does);
-// the eigen- and SVD drivers, SYTRF and SYSV no NaN. Reads the caller's matrices (and SYTRI's
-// and SYTRS's pivots).
+// the eigen- and SVD drivers, SYTRF and SYSV no NaN; POTRF and POSV no diagonal entry that is
+// not positive among the first n/8 (the CPU fails sooner than an upload would end). Reads the
+// caller's matrices (and SYTRI's and SYTRS's pivots).
 bool suits_device(const LapackOp& op);
 
 // The cube of the call's order, which thresholds compare: n^3 for a square operation,

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 namespace gpushim {
 namespace {
@@ -30,6 +31,30 @@ TEST(LapackCall, PotrfAndSytrfArgumentsFollowLapack) {
         LapackOp bad_uplo = factorization(kind, 0, 5, 5);
         bad_uplo.uplo = 'X';
         EXPECT_FALSE(arguments_valid(bad_uplo));
+    }
+}
+
+// A diagonal entry that is not positive among the first n/8 (at least the first) makes a
+// Cholesky factorization fail there at the latest: the CPU answers it.
+TEST(LapackCall, CholeskyBoundToFailEarlyStaysOnTheCpu) {
+    for (gpushim_lapack_kind kind : {GPUSHIM_POTRF, GPUSHIM_POSV}) {
+        std::vector<double> a(16 * 16, 0.0);
+        for (int i = 0; i < 16; ++i) a[static_cast<size_t>(i * 17)] = 2.0;
+        LapackOp op = factorization(kind, 0, 16, 16);
+        op.a = a.data();
+        EXPECT_TRUE(suits_device(op));
+        a[17] = -1.0;  // A(2,2), within the first 16 / 8 columns
+        EXPECT_FALSE(suits_device(op));
+        a[17] = 0.0;
+        EXPECT_FALSE(suits_device(op));
+        a[17] = 2.0;
+        a[15 * 17] = -1.0;  // A(16,16): LAPACK may find out only at the last column
+        EXPECT_TRUE(suits_device(op));
+        LapackOp single = factorization(kind, 0, 1, 1);
+        float one_by_one = -0.0F;
+        single.a = &one_by_one;
+        single.precision = GPUSHIM_PREC_S;
+        EXPECT_FALSE(suits_device(single));
     }
 }
 
