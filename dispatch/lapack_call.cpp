@@ -347,6 +347,48 @@ bool suits_device(const LapackOp& op) {
     }
 }
 
+namespace {
+
+bool bunch_kaufman_pivots_plausible(char uplo, const int64_t* pivots, int64_t n) {
+    const bool lower = uplo == 'L';
+    for (int64_t step = 0; step < n;) {
+        const int64_t k = lower ? step : n - 1 - step;
+        const int64_t pivot = pivots[k];
+        if (pivot > 0) {
+            if (lower ? pivot - 1 < k || pivot > n : pivot - 1 > k) return false;
+            ++step;
+            continue;
+        }
+        const int64_t partner = lower ? k + 1 : k - 1;
+        const int64_t row = -pivot - 1;
+        if (pivot == 0 || partner < 0 || partner >= n || pivots[partner] != pivot ||
+            (lower ? row < partner || row >= n : row > partner || row < 0))
+            return false;
+        step += 2;
+    }
+    return true;
+}
+
+}  // namespace
+
+bool pivots_plausible(const LapackOp& op, const int64_t* pivots, int64_t count) {
+    switch (op.kind) {
+        case GPUSHIM_GETRF:
+        case GPUSHIM_GESV: {
+            const int64_t rows = op.kind == GPUSHIM_GETRF ? op.m : op.n;
+            for (int64_t i = 0; i < count; ++i) {
+                if (pivots[i] < i + 1 || pivots[i] > rows) return false;
+            }
+            return true;
+        }
+        case GPUSHIM_SYTRF:
+        case GPUSHIM_SYSV:
+            return count == op.n && bunch_kaufman_pivots_plausible(op.uplo, pivots, count);
+        default:
+            return true;
+    }
+}
+
 double flop_count(const LapackOp& op) {
     const double m = static_cast<double>(op.m), n = static_cast<double>(op.n);
     const double k = static_cast<double>(op.k), nrhs = static_cast<double>(op.nrhs);

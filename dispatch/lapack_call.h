@@ -35,6 +35,12 @@ bool is_degenerate(const LapackOp& op);
 // caller's matrices (and SYTRI's and SYTRS's pivots).
 bool suits_device(const LapackOp& op);
 
+// Whether pivots a device returned (count of them, 1-based) are LAPACK's for the call: GETRF's
+// and GESV's row i interchanged with a row i..m; SYTRF's and SYSV's 1 x 1 blocks interchanged
+// with a row not yet eliminated (below for 'L', above for 'U'), 2 x 2 blocks two equal
+// negative entries. What breaks the convention goes to the CPU, never to the caller.
+bool pivots_plausible(const LapackOp& op, const int64_t* pivots, int64_t count);
+
 // The cube of the call's order, which thresholds compare: n^3 for a square operation,
 // m n min(m, n) for a rectangular one, n^2 nrhs for a solve with given factors, m n k for
 // ORGQR/ORMQR. Inline: entry points compute it from their raw sizes for every call.

@@ -241,6 +241,17 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
         }
         *op.found = found;
     }
+    if (operands.pivots_out) {
+        std::vector<int64_t> pivots(static_cast<std::size_t>(operands.pivot_count));
+        if (!pivots.empty()) {
+            std::memcpy(pivots.data(), result + result_offsets[kPivotsPart],
+                        pivots.size() * sizeof(int64_t));
+        }
+        if (!pivots_plausible(op, pivots.data(), operands.pivot_count)) {
+            report_failure(*plugin, "pivot check", -1);
+            return Outcome::failed;
+        }
+    }
     for (std::size_t i = 0; i < operands.count; ++i) {
         const LapackOperand& operand = operands.list[i];
         if (operand.deliver)

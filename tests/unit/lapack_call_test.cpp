@@ -58,6 +58,35 @@ TEST(LapackCall, CholeskyBoundToFailEarlyStaysOnTheCpu) {
     }
 }
 
+// A device's pivots in another convention (0-based, a 2 x 2 block marked once) never reach the
+// caller.
+TEST(LapackCall, DevicePivotsMustBeLapacks) {
+    const LapackOp getrf = factorization(GPUSHIM_GETRF, 4, 3, 4);
+    const int64_t lapack_lu[3] = {3, 2, 4};
+    EXPECT_TRUE(pivots_plausible(getrf, lapack_lu, 3));
+    const int64_t zero_based[3] = {2, 1, 3};  // row 2 "interchanged with" row 1
+    EXPECT_FALSE(pivots_plausible(getrf, zero_based, 3));
+    const int64_t past_m[3] = {5, 2, 3};
+    EXPECT_FALSE(pivots_plausible(getrf, past_m, 3));
+
+    LapackOp sytrf = factorization(GPUSHIM_SYTRF, 0, 5, 5);
+    sytrf.uplo = 'L';
+    const int64_t lower[5] = {3, -5, -5, 4, 5};  // 1 x 1, a 2 x 2 (rows 2, 3; 3 with 5), 1 x 1s
+    EXPECT_TRUE(pivots_plausible(sytrf, lower, 5));
+    const int64_t marked_once[5] = {3, 2, -5, 4, 5};
+    EXPECT_FALSE(pivots_plausible(sytrf, marked_once, 5));
+    const int64_t upward[5] = {1, 1, 3, 4, 5};  // 'L' interchanges row 2 with a row above
+    EXPECT_FALSE(pivots_plausible(sytrf, upward, 5));
+    const int64_t zero[5] = {0, 2, 3, 4, 5};
+    EXPECT_FALSE(pivots_plausible(sytrf, zero, 5));
+    sytrf.uplo = 'U';
+    const int64_t upper[5] = {1, -1, -1, 2, 5};  // 1 x 1s, a 2 x 2 (rows 2, 3; 2 with 1)
+    EXPECT_TRUE(pivots_plausible(sytrf, upper, 5));
+    EXPECT_FALSE(pivots_plausible(sytrf, lower, 5));
+    sytrf.kind = GPUSHIM_SYSV;
+    EXPECT_TRUE(pivots_plausible(sytrf, upper, 5));
+}
+
 TEST(LapackCall, GetrfLeadingDimensionFollowsRows) {
     EXPECT_TRUE(arguments_valid(factorization(GPUSHIM_GETRF, 7, 3, 7)));
     EXPECT_FALSE(arguments_valid(factorization(GPUSHIM_GETRF, 7, 3, 6)));
