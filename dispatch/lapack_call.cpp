@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <limits>
 
@@ -46,26 +47,25 @@ bool gesvd_valid(const LapackOp& op) {
     return rectangular_valid(op) && u_valid && op.ldvt >= std::max<int64_t>(1, vt_rows);
 }
 
+// The caller's A(j, j), in double precision (imaginary part 0 for the real precisions).
+std::complex<double> diagonal_entry(const LapackOp& op, int64_t j) {
+    const std::byte* entry = static_cast<const std::byte*>(op.a) +
+                             static_cast<std::size_t>(j * op.lda + j) * element_size(op.precision);
+    const bool complex = is_complex(op.precision);
+    if (op.precision == GPUSHIM_PREC_S || op.precision == GPUSHIM_PREC_C) {
+        float parts[2] = {};
+        std::memcpy(parts, entry, (complex ? 2 : 1) * sizeof(float));
+        return {parts[0], parts[1]};
+    }
+    double parts[2] = {};
+    std::memcpy(parts, entry, (complex ? 2 : 1) * sizeof(double));
+    return {parts[0], parts[1]};
+}
+
 // Whether the caller's A(j, j) is exactly zero (both parts for complex), the condition on
 // which LAPACK's triangular routines report INFO = j + 1.
 bool diagonal_zero_at(const LapackOp& op, int64_t j) {
-    const std::size_t element = element_size(op.precision);
-    const std::size_t parts = is_complex(op.precision) ? 2 : 1;
-    const bool single = op.precision == GPUSHIM_PREC_S || op.precision == GPUSHIM_PREC_C;
-    const std::byte* entry =
-        static_cast<const std::byte*>(op.a) + static_cast<std::size_t>(j * op.lda + j) * element;
-    for (std::size_t part = 0; part < parts; ++part) {
-        if (single) {
-            float value;
-            std::memcpy(&value, entry + part * sizeof value, sizeof value);
-            if (value != 0.0F) return false;
-        } else {
-            double value;
-            std::memcpy(&value, entry + part * sizeof value, sizeof value);
-            if (value != 0.0) return false;
-        }
-    }
-    return true;
+    return diagonal_entry(op, j) == 0.0;
 }
 
 bool diagonal_has_zero(const LapackOp& op) {
@@ -75,20 +75,6 @@ bool diagonal_has_zero(const LapackOp& op) {
     return false;
 }
 
-// The real part of the caller's A(j, j).
-double diagonal_real_part(const LapackOp& op, int64_t j) {
-    const std::byte* entry = static_cast<const std::byte*>(op.a) +
-                             static_cast<std::size_t>(j * op.lda + j) * element_size(op.precision);
-    if (op.precision == GPUSHIM_PREC_S || op.precision == GPUSHIM_PREC_C) {
-        float value;
-        std::memcpy(&value, entry, sizeof value);
-        return value;
-    }
-    double value;
-    std::memcpy(&value, entry, sizeof value);
-    return value;
-}
-
 // Whether a Cholesky factorization (POTRF, POSV) certainly stops within its first n/8 columns:
 // a diagonal entry there is not positive (or NaN), so the matrix is not positive definite and
 // LAPACK reports INFO <= that column. Such a call (SciPy's solve tries one on every symmetric
@@ -96,15 +82,9 @@ double diagonal_real_part(const LapackOp& op, int64_t j) {
 bool cholesky_fails_early(const LapackOp& op) {
     const int64_t columns = std::max<int64_t>(1, op.n / 8);
     for (int64_t j = 0; j < std::min(columns, op.n); ++j) {
-        if (!(diagonal_real_part(op, j) > 0.0)) return true;
+        if (!(diagonal_entry(op, j).real() > 0.0)) return true;
     }
     return false;
-}
-
-// The caller's pivot j (1-based as LAPACK's), of the entry point's integer width.
-int64_t pivot_at(const LapackOp& op, int64_t j) {
-    if (op.pivot_bytes == 8) return static_cast<const int64_t*>(op.host_pivots)[j];
-    return static_cast<const int32_t*>(op.host_pivots)[j];
 }
 
 // Whether SYTRF's factor and pivots may go to the device for SYTRI or SYTRS: every pivot a
@@ -113,7 +93,7 @@ int64_t pivot_at(const LapackOp& op, int64_t j) {
 // the ones to give).
 bool bunch_kaufman_factor_usable(const LapackOp& op) {
     for (int64_t j = 0; j < op.n; ++j) {
-        const int64_t pivot = pivot_at(op, j);
+        const int64_t pivot = caller_pivot(op, j);
         if (pivot == 0 || pivot < -op.n || pivot > op.n) return false;
         if (pivot > 0 && diagonal_zero_at(op, j)) return false;
     }
@@ -207,6 +187,11 @@ bool has_nan(const LapackOp& op, const void* matrix, int64_t m, int64_t n, int64
 }
 
 }  // namespace
+
+int64_t caller_pivot(const LapackOp& op, int64_t j) {
+    if (op.pivot_bytes == 8) return static_cast<const int64_t*>(op.host_pivots)[j];
+    return static_cast<const int32_t*>(op.host_pivots)[j];
+}
 
 bool arguments_valid(const LapackOp& op) {
     switch (op.kind) {

@@ -18,6 +18,10 @@ struct LapackOp : gpushim_lapack_op {
     int64_t ldvl;
 };
 
+// The caller's pivot j (0-based index; the value 1-based as LAPACK's), read at the entry
+// point's integer width.
+int64_t caller_pivot(const LapackOp& op, int64_t j);
+
 // LAPACK's argument checks, workspace sizes aside: false exactly when the CPU library would
 // report INFO < 0 for a call with enough workspace.
 bool arguments_valid(const LapackOp& op);

@@ -101,20 +101,13 @@ Matrix delivered_part(const LapackOperand& operand, int64_t found) {
 
 std::vector<int64_t> widened_pivots(const LapackOp& op, int64_t count) {
     std::vector<int64_t> pivots(static_cast<std::size_t>(count));
-    for (std::size_t i = 0; i < pivots.size(); ++i) {
-        if (op.pivot_bytes == 8) {
-            pivots[i] = static_cast<const int64_t*>(op.host_pivots)[i];
-        } else {
-            pivots[i] = static_cast<const int32_t*>(op.host_pivots)[i];
-        }
-    }
+    for (int64_t i = 0; i < count; ++i) pivots[static_cast<std::size_t>(i)] = caller_pivot(op, i);
     return pivots;
 }
 
-void store_pivots(const LapackOp& op, const std::byte* source, int64_t count) {
-    for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
-        int64_t pivot;
-        std::memcpy(&pivot, source + i * sizeof pivot, sizeof pivot);
+void store_pivots(const LapackOp& op, const std::vector<int64_t>& pivots) {
+    for (std::size_t i = 0; i < pivots.size(); ++i) {
+        const int64_t pivot = pivots[i];
         if (op.pivot_bytes == 8) {
             static_cast<int64_t*>(op.host_pivots)[i] = pivot;
         } else {
@@ -239,26 +232,24 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
             report_failure(*plugin, "count of eigenvalues", -1);
             return Outcome::failed;
         }
-        *op.found = found;
     }
-    if (operands.pivots_out) {
-        std::vector<int64_t> pivots(static_cast<std::size_t>(operands.pivot_count));
-        if (!pivots.empty()) {
-            std::memcpy(pivots.data(), result + result_offsets[kPivotsPart],
-                        pivots.size() * sizeof(int64_t));
-        }
-        if (!pivots_plausible(op, pivots.data(), operands.pivot_count)) {
-            report_failure(*plugin, "pivot check", -1);
-            return Outcome::failed;
-        }
+    std::vector<int64_t> pivots(operands.pivots_out ? static_cast<std::size_t>(operands.pivot_count)
+                                                    : 0);
+    if (!pivots.empty()) {
+        std::memcpy(pivots.data(), result + result_offsets[kPivotsPart],
+                    pivots.size() * sizeof(int64_t));
     }
+    if (operands.pivots_out && !pivots_plausible(op, pivots.data(), operands.pivot_count)) {
+        report_failure(*plugin, "pivot check", -1);
+        return Outcome::failed;
+    }
+    if (operands.counts_found) *op.found = found;
     for (std::size_t i = 0; i < operands.count; ++i) {
         const LapackOperand& operand = operands.list[i];
         if (operand.deliver)
             deliver(result + result_offsets[i], delivered_part(operand, found), operand.part);
     }
-    if (operands.pivots_out)
-        store_pivots(op, result + result_offsets[kPivotsPart], operands.pivot_count);
+    if (operands.pivots_out) store_pivots(op, pivots);
     return Outcome::completed;
 }
 

@@ -467,9 +467,37 @@ int potri(const gpushim_lapack_op& op, LapackState& state) {
                                          static_cast<T*>(work_area(state)), lwork, op.info));
 }
 
+// Pivots from cuSOLVER's legacy routines (int) to the interface's (int64_t) and back: copied
+// to the host workspace, converted there (the plugin has no kernels) and copied to
+// `destination` by copy_from_plugin_host, in stream order; the copy back waits for the
+// device, the one wait of SYTRF and SYTRI. The host workspace must hold
+// pivot_conversion_bytes<From, To>(n).
+template <class From, class To>
+size_t converted_pivots_at(size_t n) {
+    return (n * sizeof(From) + sizeof(To) - 1) / sizeof(To) * sizeof(To);
+}
+
+template <class From, class To>
+size_t pivot_conversion_bytes(size_t n) {
+    return converted_pivots_at<From, To>(n) + n * sizeof(To);
+}
+
+template <class From, class To>
+int convert_pivots(const From* source, To* destination, size_t n, LapackState& state) {
+    auto* const from = static_cast<From*>(state.host_workspace);
+    if (const int status = runtime_status(cudaMemcpyAsync(from, source, n * sizeof(From),
+                                                          cudaMemcpyDeviceToHost, state.stream))) {
+        return status;
+    }
+    if (const int status = runtime_status(cudaStreamSynchronize(state.stream))) return status;
+    auto* const to = reinterpret_cast<To*>(static_cast<char*>(state.host_workspace) +
+                                           converted_pivots_at<From, To>(n));
+    std::copy(from, from + n, to);  // SYTRF's pivots: |ipiv(k)| <= n, an int either way
+    return copy_from_plugin_host(destination, to, n * sizeof(To), state);
+}
+
 // The Bunch-Kaufman factorization on cuSOLVER's legacy sytrf, whose pivots are int in
-// LAPACK's convention: they come back to the host workspace, are widened there (the plugin
-// has no kernels) and go to op.ipiv, in stream order behind the factorization.
+// LAPACK's convention: convert_pivots widens them into op.ipiv.
 template <class T>
 int sytrf(const gpushim_lapack_op& op, LapackState& state) {
     if (!fits_int({op.n, op.lda})) return kUnsupportedLapackSize;
@@ -483,10 +511,8 @@ int sytrf(const gpushim_lapack_op& op, LapackState& state) {
     if (lwork < 0) return kUnsupportedLapackSize;  // the int count overflowed
     const auto order = static_cast<size_t>(n);
     const size_t work_bytes = static_cast<size_t>(lwork) * sizeof(T);  // int-aligned after it
-    const size_t narrow_bytes = order * sizeof(int);
-    const size_t wide_at = (narrow_bytes + sizeof(int64_t) - 1) / sizeof(int64_t) * sizeof(int64_t);
-    if (const int status = reserve_workspaces(state, work_bytes + narrow_bytes,
-                                              wide_at + order * sizeof(int64_t))) {
+    if (const int status = reserve_workspaces(state, work_bytes + order * sizeof(int),
+                                              pivot_conversion_bytes<int, int64_t>(order))) {
         return status;
     }
     auto* const device_pivots =
@@ -496,33 +522,21 @@ int sytrf(const gpushim_lapack_op& op, LapackState& state) {
                                           static_cast<T*>(work_area(state)), lwork, op.info))) {
         return status;
     }
-    auto* const narrow = static_cast<int*>(state.host_workspace);
-    if (const int status = runtime_status(cudaMemcpyAsync(narrow, device_pivots, narrow_bytes,
-                                                          cudaMemcpyDeviceToHost, state.stream))) {
-        return status;
-    }
-    if (const int status = runtime_status(cudaStreamSynchronize(state.stream))) return status;
-    auto* const wide =
-        reinterpret_cast<int64_t*>(static_cast<char*>(state.host_workspace) + wide_at);
-    std::copy(narrow, narrow + order, wide);
-    return copy_from_plugin_host(op.ipiv, wide, order * sizeof(int64_t), state);
+    return convert_pivots(device_pivots, op.ipiv, order, state);
 }
 
-// The inverse from SYTRF's factor on cuSOLVER's legacy sytri, which reads int pivots: op.ipiv
-// comes to the host workspace, is narrowed there and goes to the device workspace, ahead of
-// the work area, in stream order before the inversion.
+// The inverse from SYTRF's factor on cuSOLVER's legacy sytri, which reads int pivots:
+// convert_pivots narrows op.ipiv into the device workspace, ahead of the work area.
 template <class T>
 int sytri(const gpushim_lapack_op& op, LapackState& state) {
     if (!fits_int({op.n, op.lda})) return kUnsupportedLapackSize;
     const int n = static_cast<int>(op.n), lda = static_cast<int>(op.lda);
     auto* const a = static_cast<T*>(op.a);
     const auto order = static_cast<size_t>(n);
-    const size_t wide_bytes = order * sizeof(int64_t);
-    const size_t narrow_bytes = order * sizeof(int);
-    const size_t work_at = (narrow_bytes + kScratchBytes - 1) / kScratchBytes * kScratchBytes;
-    if (const int status = reserve_workspaces(state, work_at, wide_bytes + narrow_bytes)) {
-        return status;
-    }
+    const size_t host_bytes = pivot_conversion_bytes<int64_t, int>(order);
+    const size_t work_at =
+        (order * sizeof(int) + kScratchBytes - 1) / kScratchBytes * kScratchBytes;
+    if (const int status = reserve_workspaces(state, work_at, host_bytes)) return status;
     int lwork = 0;
     if (const int status = status_from(
             Element<T>::sytri_buffer_size(state.solver, fill(op.uplo), n, a, lda,
@@ -531,22 +545,11 @@ int sytri(const gpushim_lapack_op& op, LapackState& state) {
     }
     if (lwork < 0) return kUnsupportedLapackSize;  // the int count overflowed
     if (const int status = reserve_workspaces(
-            state, work_at + static_cast<size_t>(lwork) * sizeof(T), wide_bytes + narrow_bytes)) {
+            state, work_at + static_cast<size_t>(lwork) * sizeof(T), host_bytes)) {
         return status;
     }
-    auto* const wide = static_cast<int64_t*>(state.host_workspace);
-    if (const int status = runtime_status(
-            cudaMemcpyAsync(wide, op.ipiv, wide_bytes, cudaMemcpyDeviceToHost, state.stream))) {
-        return status;
-    }
-    if (const int status = runtime_status(cudaStreamSynchronize(state.stream))) return status;
-    auto* const narrow =
-        reinterpret_cast<int*>(static_cast<char*>(state.host_workspace) + wide_bytes);
-    std::copy(wide, wide + order, narrow);  // SYTRF's pivots: |ipiv(k)| <= n, an int
     auto* const device_pivots = static_cast<int*>(work_area(state));
-    if (const int status = copy_from_plugin_host(device_pivots, narrow, narrow_bytes, state)) {
-        return status;
-    }
+    if (const int status = convert_pivots(op.ipiv, device_pivots, order, state)) return status;
     return status_from(Element<T>::sytri(
         state.solver, fill(op.uplo), n, a, lda, device_pivots,
         reinterpret_cast<T*>(static_cast<char*>(work_area(state)) + work_at), lwork, op.info));
