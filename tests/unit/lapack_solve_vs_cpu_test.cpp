@@ -180,12 +180,10 @@ Operands<T> sytrf_factors(const Dense& a, int64_t lda, char uplo) {
     Operands<T> o;
     o.a = triangle_of<T>(a, uplo, lda);
     o.ipiv = Array<int64_t>::vector(n);
-    // Debian's OpenBLAS 0.3.21 CSYTRF and ZSYTRF with UPLO = 'U' read up to N - 1 elements
-    // past the N * NB of WORK that their query asks for: 65 N holds NB = 64 and that.
-    o.work = Array<T>::vector(65 * std::max<int64_t>(1, n));
-    o = run_reference<Sytrf>(
-        Scheme::standard, Args{.flags = std::string(1, uplo), .n = n, .lda = lda, .lwork = 64 * n},
-        o);
+    Args args{.flags = std::string(1, uplo), .n = n, .lda = lda};
+    Operands<T> query;
+    o = with_bunch_kaufman_workspace<Sytrf>(Scheme::standard, args, std::move(o), 0, query);
+    o = run_reference<Sytrf>(Scheme::standard, args, std::move(o));
     o.work = Array<T>::vector(n);
     return o;
 }
@@ -274,8 +272,7 @@ void expect_posv_solved(Scheme scheme, const Args& args, const Operands<T>& inpu
 }
 
 // SYSV's operands: the uplo triangle of `a` (the other NaN), room for the pivots, B, and the
-// workspace of OpenBLAS's query, `extra` elements more, in `args` too (N more in the array:
-// OpenBLAS 0.3.21's CSYTRF and ZSYTRF 'U', which SYSV calls, read up to N - 1 past it).
+// workspace of OpenBLAS's query, `extra` elements more, in `args` too.
 template <class T>
 Operands<T> sysv_operands(Scheme scheme, Args& args, const Dense& a, Array<T> b, int64_t extra,
                           Operands<T>& query) {
@@ -283,9 +280,7 @@ Operands<T> sysv_operands(Scheme scheme, Args& args, const Dense& a, Array<T> b,
     o.a = triangle_of<T>(a, args.flags[0], args.lda);
     o.ipiv = Array<int64_t>::vector(a.rows);
     o.b = std::move(b);
-    o = with_queried_workspaces<Sysv>(scheme, args, o, extra, query);
-    o.work = Array<T>::vector(args.lwork + args.n);
-    return o;
+    return with_bunch_kaufman_workspace<Sysv>(scheme, args, std::move(o), extra, query);
 }
 
 // SYSV: the factor within 32 (n + 4) eps of OpenBLAS's at the larger scale of the input and

@@ -491,6 +491,17 @@ Operands<T> with_queried_workspaces(Scheme scheme, Args& args, Operands<T> ops, 
     return ops;
 }
 
+// The same for SYTRF and SYSV (which calls it), whose WORK array is N elements longer than
+// LWORK says: Debian's OpenBLAS 0.3.21 CSYTRF and ZSYTRF with UPLO = 'U' read up to N - 1
+// elements past the N * NB their query asks for (seen with a guard page).
+template <class R, class T>
+Operands<T> with_bunch_kaufman_workspace(Scheme scheme, Args& args, Operands<T> ops, int64_t extra,
+                                         Operands<T>& query) {
+    ops = with_queried_workspaces<R>(scheme, args, std::move(ops), extra, query);
+    ops.work = Array<T>::vector(args.lwork + args.n);
+    return ops;
+}
+
 // --- Comparison ---------------------------------------------------------------------------
 template <class X>
 std::string text(const X& x) {

@@ -93,18 +93,6 @@ Operands<T> sytrf_operands(const Dense& a, int64_t lda, char uplo) {
     return o;
 }
 
-// SYTRF's operands with the workspace of OpenBLAS's query (`extra` elements more), in `args`
-// too: Debian's OpenBLAS 0.3.21 CSYTRF and ZSYTRF with UPLO = 'U' read up to N - 1 elements
-// past the N * NB of WORK that their query asks for (seen with a guard page), so the array is
-// N elements longer than LWORK says.
-template <class T>
-Operands<T> with_sytrf_workspace(Scheme scheme, Args& args, const Operands<T>& input, int64_t extra,
-                                 Operands<T>& query) {
-    Operands<T> ops = with_queried_workspaces<Sytrf>(scheme, args, input, extra, query);
-    ops.work = Array<T>::vector(args.lwork + args.n);
-    return ops;
-}
-
 // A random n x n matrix whose diagonal is zero where `zero_diagonal`: Bunch-Kaufman then takes
 // 2 x 2 pivots.
 inline Dense sytrf_matrix(int64_t n, bool complex, bool zero_diagonal, Rng& rng) {
@@ -141,7 +129,7 @@ std::string factor_difference(const Args& args, const Operands<T>& input, const 
 template <class T>
 bool expect_sytrf_factored(Scheme scheme, Args args, Operands<T> input, int64_t extra) {
     Operands<T> query;
-    input = with_sytrf_workspace(scheme, args, input, extra, query);
+    input = with_bunch_kaufman_workspace<Sytrf>(scheme, args, input, extra, query);
     const Pair<T> p = run_both<Sytrf>(scheme, args, input);
     EXPECT_EQ(p.ref.info, 0) << p.what << ": OpenBLAS";
     EXPECT_EQ(p.shim.info, 0) << p.what;
@@ -273,7 +261,7 @@ TYPED_TEST(Lapack, SytrfSingularGivesOpenBLASsResultExactly) {
                 for (const char* uplo : {"U", "L"}) {
                     Args args{.flags = uplo, .n = n, .lda = n + 2};
                     Operands<T> query;
-                    const Operands<T> input = with_sytrf_workspace(
+                    const Operands<T> input = with_bunch_kaufman_workspace<Sytrf>(
                         scheme, args, sytrf_operands<T>(a, args.lda, uplo[0]), 0, query);
                     const Pair<T> p = run_both<Sytrf>(scheme, args, input);
                     const std::string what =
