@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <thread>
 
 #include "dispatch/log.h"
@@ -77,7 +78,7 @@ bool is_known_variable(std::string_view name) {
          {"GPUSHIM_CONFIG", "GPUSHIM_DISABLE", "GPUSHIM_THRESHOLD", "GPUSHIM_BACKEND",
           "GPUSHIM_REPORT", "GPUSHIM_LOG", "GPUSHIM_LOG_FILE", "GPUSHIM_CPU_BLAS",
           "GPUSHIM_CPU_FFTW", "GPUSHIM_COPY_THREADS", "GPUSHIM_PANEL_BYTES", "GPUSHIM_CACHE_BYTES",
-          "GPUSHIM_THRESHOLD_FFT"}) {
+          "GPUSHIM_GPU_MEMORY", "GPUSHIM_THRESHOLD_FFT"}) {
         if (name == known) return true;
     }
     if (is_plugin_variable(name)) return true;
@@ -124,6 +125,28 @@ std::optional<uint64_t> parse_count(std::string_view text, uint64_t min, uint64_
     auto [stop, error] = std::from_chars(text.data(), end, value);
     if (error != std::errc{} || stop != end || value < min || value > max) return std::nullopt;
     return value;
+}
+
+std::optional<uint64_t> parse_bytes(std::string_view text, uint64_t min, uint64_t max) {
+    std::string_view digits = text;
+    unsigned shift = 0;
+    if (digits.ends_with("iB")) digits.remove_suffix(2);
+    if (!digits.empty()) {
+        constexpr std::string_view kUnits = "KMGT";
+        const auto unit =
+            kUnits.find(static_cast<char>(std::toupper(static_cast<unsigned char>(digits.back()))));
+        if (unit != std::string_view::npos) {
+            shift = 10 * static_cast<unsigned>(unit + 1);
+            digits.remove_suffix(1);
+        } else if (digits.size() != text.size()) {
+            return std::nullopt;  // "iB" without a unit
+        }
+    }
+    const auto count = parse_count(digits, 0, std::numeric_limits<uint64_t>::max() >> shift);
+    if (!count) return std::nullopt;
+    const uint64_t bytes = *count << shift;
+    if (bytes < min || bytes > max) return std::nullopt;
+    return bytes;
 }
 
 std::string threshold_variable(std::string_view routine) {
@@ -201,17 +224,27 @@ Config load_config(const EnvironmentLookup& lookup) {
         }
     }
     if (const char* value = lookup("GPUSHIM_PANEL_BYTES")) {
-        if (auto parsed = parse_count(value, 1, uint64_t{1} << 40)) {
+        if (auto parsed = parse_bytes(value, 1, uint64_t{1} << 40)) {
             config.panel_bytes = static_cast<std::size_t>(*parsed);
         } else {
-            warn_invalid("GPUSHIM_PANEL_BYTES", value, "a number of bytes from 1 to 2^40");
+            warn_invalid("GPUSHIM_PANEL_BYTES", value,
+                         "a number of bytes from 1 to 2^40 (1T), or with K, M, G, T");
         }
     }
     if (const char* value = lookup("GPUSHIM_CACHE_BYTES")) {
-        if (auto parsed = parse_count(value, 0, uint64_t{1} << 50)) {
+        if (auto parsed = parse_bytes(value, 0, uint64_t{1} << 50)) {
             config.cache_bytes = static_cast<std::size_t>(*parsed);
         } else {
-            warn_invalid("GPUSHIM_CACHE_BYTES", value, "a number of bytes from 0 to 2^50");
+            warn_invalid("GPUSHIM_CACHE_BYTES", value,
+                         "a number of bytes from 0 to 2^50 (1024T), or with K, M, G, T");
+        }
+    }
+    if (const char* value = lookup("GPUSHIM_GPU_MEMORY")) {
+        if (auto parsed = parse_bytes(value, 1, uint64_t{1} << 50)) {
+            config.gpu_memory = static_cast<std::size_t>(*parsed);
+        } else {
+            warn_invalid("GPUSHIM_GPU_MEMORY", value,
+                         "a number of bytes from 1 to 2^50 (1024T), or with K, M, G, T");
         }
     }
     return config;

@@ -34,6 +34,9 @@ struct Config {
     // Device memory that keeps copies of operands for later calls (0: none); unset, a
     // quarter of the device's memory.
     std::optional<std::size_t> cache_bytes;
+    // The most device memory the library holds (GPUSHIM_GPU_MEMORY); unset, no limit but
+    // the device's.
+    std::optional<std::size_t> gpu_memory;
 };
 
 using EnvironmentLookup = std::function<const char*(const char*)>;
@@ -56,6 +59,9 @@ std::vector<std::string> unknown_variables(char* const* variables);
 
 std::optional<bool> parse_switch(std::string_view text);
 std::optional<uint64_t> parse_count(std::string_view text, uint64_t min, uint64_t max);
+// A count of bytes: digits, optionally followed by K, M, G or T (KiB, MiB, GiB, TiB: powers
+// of 1024), within [min, max].
+std::optional<uint64_t> parse_bytes(std::string_view text, uint64_t min, uint64_t max);
 std::optional<double> parse_threshold(std::string_view text);
 
 // The default threshold of a routine: an effective dimension (BLAS, LAPACK) or points (FFT).

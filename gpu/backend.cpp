@@ -9,6 +9,7 @@
 #include "dispatch/config.h"
 #include "dispatch/log.h"
 #include "fallback/symbol_resolver.h"
+#include "gpu/staging.h"
 
 namespace gpushim::gpu {
 namespace {
@@ -31,9 +32,24 @@ void log_from_plugin(int level, const char* message) {
     log::write(static_cast<log::Level>(level), "%s", message);
 }
 
+// The plugin being loaded or loaded: the one whose memory the services account for.
+std::atomic<const gpushim_device_plugin*> served_plugin{nullptr};
+
+int take_device_memory(size_t bytes, int make_room) {
+    const gpushim_device_plugin* plugin = served_plugin.load(std::memory_order_acquire);
+    return plugin != nullptr && device_pool(*plugin).take(bytes, make_room != 0) ? 1 : 0;
+}
+
+void give_device_memory(size_t bytes) {
+    if (const gpushim_device_plugin* plugin = served_plugin.load(std::memory_order_acquire))
+        device_pool(*plugin).give(bytes);
+}
+
 const gpushim_host_services kHostServices{
     .resolve_cpu_symbol = fallback::resolve_cpu_symbol,
     .log = log_from_plugin,
+    .take_device_memory = take_device_memory,
+    .give_device_memory = give_device_memory,
 };
 
 std::string shim_directory() {
@@ -65,6 +81,7 @@ LoadedBackend load() {
         dlclose(handle);
         return result;
     }
+    served_plugin.store(plugin, std::memory_order_release);
     if (const int status = plugin->init(&kHostServices); status != 0) {
         result.summary =
             std::string("none (") + plugin->name + ": " + plugin->describe_error(status) + ")";

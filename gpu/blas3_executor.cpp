@@ -303,8 +303,7 @@ Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
         if (narrower < std::min(kNarrowestPanel, configured_width) || narrower == width) break;
         width = narrower;
     }
-    log::write(log::Level::info, "%.1f MB does not fit in device memory; computing on the CPU",
-               static_cast<double>(needed) * 1e-6);
+    report_does_not_fit(*plugin, "", needed);
     return Outcome::unavailable;
 }
 

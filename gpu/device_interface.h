@@ -1,7 +1,7 @@
 /* The device interface: what a backend plugin (libgpushim_<name>.so) provides.
  *
  * Plain C so that a plugin can be built by any compiler and loaded with dlopen.
- * A plugin exports one function, gpushim_device_plugin_v3(), returning a table of
+ * A plugin exports one function, gpushim_device_plugin_v4(), returning a table of
  * function pointers. Every function returns 0 on success and a non-zero plugin
  * status on failure; describe_error() turns a status into text. Pointers named
  * dev_* are device memory; host pointers are plain host memory. */
@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define GPUSHIM_DEVICE_INTERFACE_VERSION 3
+#define GPUSHIM_DEVICE_INTERFACE_VERSION 4
 
 typedef enum {
     GPUSHIM_PREC_S = 0, /* float */
@@ -212,6 +212,17 @@ typedef struct {
     void* (*resolve_cpu_symbol)(const char* name);
     /* Logging: level 1 error, 2 warn, 3 info, 4 debug. */
     void (*log)(int level, const char* message);
+    /* Device memory the plugin holds for itself beyond device_alloc's blocks (workspaces
+     * kept between operations, FFT plans' work areas) counts against the user's limit on
+     * the library's device memory. Before holding `bytes` more: take_device_memory returns
+     * 1 when they may be held, 0 when they may not: the plugin then fails the operation as
+     * out of device memory. With make_room 1 the host may first free memory it keeps; with
+     * 0 (a size the plugin prefers to what it needs) it only allows what fits beside what
+     * is held. Once they are freed: give_device_memory, from anywhere. The host may call
+     * device_alloc, device_free and fft_plan_destroy while it makes room: take_device_memory
+     * must not be called from them, nor from init. */
+    int (*take_device_memory)(size_t bytes, int make_room);
+    void (*give_device_memory)(size_t bytes);
 } gpushim_host_services;
 
 typedef struct gpushim_queue_s* gpushim_queue; /* a stream and its library handles */
@@ -269,7 +280,7 @@ typedef struct {
 } gpushim_device_plugin;
 
 typedef const gpushim_device_plugin* (*gpushim_device_plugin_entry)(void);
-#define GPUSHIM_DEVICE_PLUGIN_ENTRY "gpushim_device_plugin_v3"
+#define GPUSHIM_DEVICE_PLUGIN_ENTRY "gpushim_device_plugin_v4"
 
 #ifdef __cplusplus
 }

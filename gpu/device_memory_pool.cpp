@@ -1,5 +1,6 @@
 #include "gpu/device_memory_pool.h"
 
+#include <algorithm>
 #include <iterator>
 #include <limits>
 #include <utility>
@@ -28,12 +29,74 @@ DeviceBlock DeviceMemoryPool::allocate(std::size_t bytes) {
         free_blocks_.erase(it);
         return block;
     }
+    if (!try_hold(size) && !(make_room_locked(size) && try_hold(size))) return {};
     DeviceBlock block{nullptr, size};
     if (plugin_.device_alloc(&block.data, size) == 0) return block;
     trim_locked();
     if (plugin_.device_alloc(&block.data, size) == 0) return block;
     if (call_shortage_hooks_locked() && plugin_.device_alloc(&block.data, size) == 0) return block;
+    give(size);
     return {};
+}
+
+bool DeviceMemoryPool::try_hold(std::size_t bytes) {
+    if (limit_ == kNoLimit) {
+        held_.fetch_add(bytes, std::memory_order_relaxed);
+        return true;
+    }
+    std::size_t held = held_.load(std::memory_order_relaxed);
+    do {
+        if (bytes > limit_ || held > limit_ - bytes) return false;
+    } while (!held_.compare_exchange_weak(held, held + bytes, std::memory_order_relaxed));
+    return true;
+}
+
+bool DeviceMemoryPool::make_room_locked(std::size_t bytes) {
+    if (bytes > limit_) return false;
+    const auto short_by = [&] {
+        const std::size_t held = held_.load(std::memory_order_relaxed);
+        return held > limit_ - bytes ? held - (limit_ - bytes) : 0;
+    };
+    if (short_by() == 0) return true;
+    free_largest_locked(short_by());
+    if (short_by() == 0) return true;
+    call_shortage_hooks_locked();
+    return short_by() == 0;
+}
+
+namespace {
+thread_local uint64_t refused_takes = 0;
+}  // namespace
+
+bool DeviceMemoryPool::take(std::size_t bytes, bool make_room) {
+    if (try_hold(bytes)) return true;
+    if (make_room) {
+        std::lock_guard lock(mutex_);
+        // Twice: another thread may take the room made before this one holds it.
+        for (int attempt = 0; attempt < 2 && make_room_locked(bytes); ++attempt) {
+            if (try_hold(bytes)) return true;
+        }
+    }
+    ++refused_takes;
+    return false;
+}
+
+uint64_t DeviceMemoryPool::refused_takes_on_this_thread() {
+    return refused_takes;
+}
+
+void DeviceMemoryPool::give(std::size_t bytes) {
+    // Never below zero: more given than taken (a plugin's mistake) must not make the count
+    // wrap and refuse everything.
+    std::size_t held = held_.load(std::memory_order_relaxed);
+    while (!held_.compare_exchange_weak(held, held - std::min(held, bytes),
+                                        std::memory_order_relaxed)) {
+    }
+}
+
+void DeviceMemoryPool::free_on_device(DeviceBlock block) {
+    plugin_.device_free(block.data);
+    give(block.size);
 }
 
 void DeviceMemoryPool::on_shortage(std::function<bool()> release) {
@@ -67,6 +130,7 @@ std::size_t DeviceMemoryPool::free_largest_locked(std::size_t bytes) {
     while (freed < bytes && !free_blocks_.empty()) {
         const auto largest = std::prev(free_blocks_.end());
         plugin_.device_free(largest->second);
+        give(largest->first);
         cached_bytes_ -= largest->first;
         freed += largest->first;
         free_blocks_.erase(largest);

@@ -1,10 +1,19 @@
 // Device memory from a pool: freed blocks are kept for reuse, so a steady workload makes
 // no device allocation per call. When the device is full, cached blocks are returned to
 // it and the allocation is tried once more.
+//
+// The pool also keeps the library's account of the device memory it holds, within a limit
+// (GPUSHIM_GPU_MEMORY): its own blocks, in use or cached, and what the device plugin holds
+// for itself (workspaces, FFT plans' work areas), which the plugin takes and gives back
+// through the host's services. What would pass the limit is refused as if the device were
+// full, after the pool has freed what it keeps and asked its clients for theirs.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -20,13 +29,29 @@ struct DeviceBlock {
 
 class DeviceMemoryPool {
   public:
-    explicit DeviceMemoryPool(const gpushim_device_plugin& plugin) : plugin_(plugin) {}
+    static constexpr std::size_t kNoLimit = std::numeric_limits<std::size_t>::max();
+
+    explicit DeviceMemoryPool(const gpushim_device_plugin& plugin, std::size_t limit = kNoLimit)
+        : plugin_(plugin), limit_(limit) {}
     DeviceMemoryPool(const DeviceMemoryPool&) = delete;
     DeviceMemoryPool& operator=(const DeviceMemoryPool&) = delete;
 
     // A block of at least `bytes`; its data is nullptr when the device cannot provide one.
     DeviceBlock allocate(std::size_t bytes);
     void release(DeviceBlock block);
+    // Frees a block the pool allocated on the device at once, instead of keeping it: for a
+    // shortage hook, which runs with the pool locked (it takes no lock).
+    void free_on_device(DeviceBlock block);
+    // Accounts for `bytes` of device memory held outside the pool (a plugin's workspace):
+    // true when the limit allows them, with `make_room` after freeing what the pool keeps
+    // and asking its clients if need be (without: only if they fit beside what is held, for
+    // a size merely preferred); give() them back once freed. Must not be called with the
+    // pool locked (a shortage hook must not take).
+    bool take(std::size_t bytes, bool make_room = true);
+    void give(std::size_t bytes);
+    // How many takes the limit has refused on the calling thread so far: an operation that
+    // failed after one was refused did not fit, rather than failed.
+    static uint64_t refused_takes_on_this_thread();
     // Frees every cached block on the device.
     void trim();
     // trim(), and every shortage hook's release too: for an allocation the pool does not
@@ -39,6 +64,9 @@ class DeviceMemoryPool {
     void on_shortage(std::function<bool()> release);
 
     std::size_t cached_bytes() const;
+    // Device memory held: the pool's blocks, in use or cached, and what was taken.
+    std::size_t held_bytes() const { return held_.load(std::memory_order_relaxed); }
+    std::size_t limit() const { return limit_; }
 
     // After a call. Where less than a tenth of the device's memory is free, the pool gives
     // back blocks it keeps for later calls, the largest first, until a tenth is free and, if
@@ -56,8 +84,15 @@ class DeviceMemoryPool {
     std::size_t free_largest_locked(std::size_t bytes);
     // Calls every shortage hook; whether one released something.
     bool call_shortage_hooks_locked();
+    // Adds `bytes` to what is held if that stays within the limit.
+    bool try_hold(std::size_t bytes);
+    // Frees what the pool keeps, then asks the shortage hooks, until `bytes` more would stay
+    // within the limit; whether they would.
+    bool make_room_locked(std::size_t bytes);
 
     const gpushim_device_plugin& plugin_;
+    const std::size_t limit_;
+    std::atomic<std::size_t> held_{0};
     mutable std::mutex mutex_;
     std::multimap<std::size_t, void*> free_blocks_;  // by size
     std::size_t cached_bytes_ = 0;

@@ -251,9 +251,7 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
         arrays.reset();
     }
     if (!arrays) {
-        log::write(log::Level::info,
-                   "an FFT of %.1f MB does not fit in device memory; computing on the CPU",
-                   static_cast<double>(batch_input + output_array_bytes) * 1e-6);
+        report_does_not_fit(*plugin, "an FFT of ", batch_input + output_array_bytes);
         return Outcome::unavailable;
     }
     if (split) state.slots_that_fit_ = slots;

@@ -159,8 +159,7 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     if (!buffers.ok()) {
         std::size_t total = 0;
         for (std::size_t bytes : sizes) total += bytes;
-        log::write(log::Level::info, "%.1f MB does not fit in device memory; computing on the CPU",
-                   static_cast<double>(total) * 1e-6);
+        report_does_not_fit(*plugin, "", total);
         return Outcome::unavailable;
     }
 
@@ -175,6 +174,7 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     device_op.found = static_cast<int64_t*>(buffers.part(kFoundPart));
 
     Staging staging(*plugin, *context, transfers);
+    const uint64_t refused_before = DeviceMemoryPool::refused_takes_on_this_thread();
     const char* step = "upload";
     int status = 0;
     for (std::size_t i = 0; i < operands.count && status == 0; ++i) {
@@ -210,6 +210,13 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     if (status == 0)
         status = staging.download(device_op.info, result_offsets[kInfoPart], sizeof(int), 1, 0);
     status = staging.finish(status, step);
+    if (status != 0 && DeviceMemoryPool::refused_takes_on_this_thread() != refused_before) {
+        log::write(log::Level::info,
+                   "the device library's workspace does not fit in the %.1f MB gpushim may hold "
+                   "(GPUSHIM_GPU_MEMORY); computing on the CPU",
+                   static_cast<double>(pool.limit()) * 1e-6);
+        return Outcome::unavailable;
+    }
     if (status != 0) {
         report_failure(*plugin, step, status);
         return Outcome::failed;

@@ -108,7 +108,7 @@ bool ResidencyCache::release_unused() {
     const std::size_t before = entries_.size();
     std::erase_if(entries_, [this](const Entry& e) {
         if (e.in_use) return false;
-        plugin_.device_free(e.block.data);
+        pool_.free_on_device(e.block);
         held_bytes_ -= e.bytes;
         return true;
     });
@@ -127,16 +127,16 @@ std::size_t ResidencyCache::entry_count() const {
 
 ResidencyCache* residency_cache(const gpushim_device_plugin& plugin) {
     static ResidencyCache* const cache = [&plugin]() -> ResidencyCache* {
+        DeviceMemoryPool& pool = device_pool(plugin);
         std::size_t capacity = 0;
         if (config().cache_bytes.has_value()) {
             capacity = *config().cache_bytes;
         } else if (std::size_t free_bytes = 0, total_bytes = 0;
                    plugin.memory_info(&free_bytes, &total_bytes) == 0) {
-            capacity = total_bytes / 4;
+            capacity = std::min(total_bytes, pool.limit()) / 4;
         }
         if (capacity == 0) return nullptr;
-        DeviceMemoryPool& pool = device_pool(plugin);
-        auto* made = new ResidencyCache(plugin, pool, capacity);
+        auto* made = new ResidencyCache(pool, capacity);
         pool.on_shortage([made] { return made->release_unused(); });
         return made;
     }();

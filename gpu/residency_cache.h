@@ -107,9 +107,8 @@ class ResidencyCache {
         Use use_;
     };
 
-    ResidencyCache(const gpushim_device_plugin& plugin, DeviceMemoryPool& pool,
-                   std::size_t capacity)
-        : plugin_(plugin), pool_(pool), capacity_(capacity) {}
+    ResidencyCache(DeviceMemoryPool& pool, std::size_t capacity)
+        : pool_(pool), capacity_(capacity) {}
     ResidencyCache(const ResidencyCache&) = delete;
     ResidencyCache& operator=(const ResidencyCache&) = delete;
 
@@ -141,7 +140,6 @@ class ResidencyCache {
 
     void end_lease(Entry* entry, const Lease::Use& use);
 
-    const gpushim_device_plugin& plugin_;
     DeviceMemoryPool& pool_;
     const std::size_t capacity_;
     mutable std::mutex mutex_;

@@ -7,13 +7,16 @@
 #include <optional>
 #include <vector>
 
+#include "dispatch/config.h"
 #include "dispatch/log.h"
 #include "gpu/backend.h"
 #include "gpu/host_copy_pool.h"
 
 namespace gpushim::gpu {
 DeviceMemoryPool& device_pool(const gpushim_device_plugin& plugin) {
-    static auto* pool = new DeviceMemoryPool(plugin);  // never destroyed, like the device
+    // Never destroyed, like the device.
+    static auto* pool =
+        new DeviceMemoryPool(plugin, config().gpu_memory.value_or(DeviceMemoryPool::kNoLimit));
     return *pool;
 }
 
@@ -234,6 +237,22 @@ void deliver(const std::byte* packed, const Matrix& out, Triangle part, int64_t 
                 offset,
             packed + column * column_bytes + offset, length);
     });
+}
+
+void report_does_not_fit(const gpushim_device_plugin& plugin, const char* what, std::size_t bytes) {
+    const DeviceMemoryPool& pool = device_pool(plugin);
+    if (pool.limit() == DeviceMemoryPool::kNoLimit) {
+        log::write(log::Level::info,
+                   "%s%.1f MB does not fit in device memory; computing on the CPU", what,
+                   static_cast<double>(bytes) * 1e-6);
+    } else {
+        log::write(log::Level::info,
+                   "%s%.1f MB does not fit in device memory, or in the %.1f MB gpushim may hold "
+                   "(GPUSHIM_GPU_MEMORY; %.1f MB held); computing on the CPU",
+                   what, static_cast<double>(bytes) * 1e-6,
+                   static_cast<double>(pool.limit()) * 1e-6,
+                   static_cast<double>(pool.held_bytes()) * 1e-6);
+    }
 }
 
 void report_failure(const gpushim_device_plugin& plugin, const char* step, int status) {

@@ -77,6 +77,12 @@ int run_info() {
         std::printf("device memory: %.2f GB free of %.2f GB\n", free_bytes * 1e-9,
                     total_bytes * 1e-9);
     }
+    if (settings.gpu_memory.has_value()) {
+        std::printf("device memory gpushim may hold: %.2f GB (GPUSHIM_GPU_MEMORY)\n",
+                    static_cast<double>(*settings.gpu_memory) * 1e-9);
+    } else {
+        std::printf("device memory gpushim may hold: no limit but the device's\n");
+    }
     if (plugin != nullptr) {
         const gpu::ResidencyCache* cache = gpu::residency_cache(*plugin);
         if (cache != nullptr) {

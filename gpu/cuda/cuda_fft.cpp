@@ -15,6 +15,7 @@
 #include <limits>
 #include <new>
 
+#include "gpu/cuda/cuda_memory_account.h"
 #include "gpu/cuda/cuda_status.h"
 
 struct gpushim_fft_plan_s {
@@ -26,6 +27,8 @@ struct gpushim_fft_plan_s {
     // an execution on another queue's stream must not start before the previous one has
     // finished with it, and the plan must not be destroyed (its work area freed) before then.
     cudaEvent_t done = nullptr;
+    // What the host's account of the plugin's device memory holds for the work area.
+    size_t taken_bytes = 0;
 };
 
 namespace gpushim::cuda {
@@ -114,6 +117,7 @@ int release(gpushim_fft_plan_s* plan) {
         const int event_status = runtime_status(cudaEventDestroy(plan->done));
         if (status == kSuccess) status = event_status;
     }
+    give_device_memory(plan->taken_bytes);
     delete plan;
     return status;
 }
@@ -199,11 +203,35 @@ int create_fft_plan(const gpushim_fft_desc& desc, gpushim_fft_plan* plan) {
         status = status_from(cufftCreate(&created->handle));
         created->handle_created = status == kSuccess;
     }
+    // cuFFT allocates the work area while it makes the plan: its size, as cuFFT estimates it
+    // beforehand, is taken from the host's account first, then corrected to the real one.
     size_t work_bytes = 0;
+    if (status == kSuccess) {
+        status = status_from(cufftGetSizeMany64(created->handle, many.rank, many.n, many.inembed, 1,
+                                                many.idist, many.onembed, 1, many.odist, many.type,
+                                                many.batch, &work_bytes));
+    }
+    if (status == kSuccess) {
+        if (take_device_memory(work_bytes)) {
+            created->taken_bytes = work_bytes;
+        } else {
+            status = kDeviceOutOfMemory;
+        }
+    }
     if (status == kSuccess) {
         status = status_from(cufftMakePlanMany64(created->handle, many.rank, many.n, many.inembed,
                                                  1, many.idist, many.onembed, 1, many.odist,
                                                  many.type, many.batch, &work_bytes));
+    }
+    if (status == kSuccess && work_bytes > created->taken_bytes) {
+        if (take_device_memory(work_bytes - created->taken_bytes)) {
+            created->taken_bytes = work_bytes;
+        } else {
+            status = kDeviceOutOfMemory;
+        }
+    } else if (status == kSuccess) {
+        give_device_memory(created->taken_bytes - work_bytes);
+        created->taken_bytes = work_bytes;
     }
     // cuFFT may upload the plan's tables on the legacy default stream, which the plugin's
     // non-blocking queues do not wait for: let them land before any execution.

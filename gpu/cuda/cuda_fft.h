@@ -27,8 +27,9 @@ inline int status_from(cufftResult result) {
 const char* cufft_status_text(cufftResult result);
 
 // Plans `desc`'s batch of transforms on the calling thread's current device, which must be
-// the one the plan is executed on. cuFFT allocates the plan's work area now; the plan holds
-// it until destroy_fft_plan.
+// the one the plan is executed on. cuFFT allocates the plan's work area now, once the host's
+// account of the plugin's device memory has allowed it; the plan holds it until
+// destroy_fft_plan.
 int create_fft_plan(const gpushim_fft_desc& desc, gpushim_fft_plan* plan);
 
 // Enqueues the transform of dev_in into dev_out on `stream`; it does not wait for the result.

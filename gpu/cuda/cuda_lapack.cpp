@@ -32,6 +32,7 @@
 #include <limits>
 #include <string_view>
 
+#include "gpu/cuda/cuda_memory_account.h"
 #include "gpu/cuda/cuda_status.h"
 
 namespace gpushim::cuda {
@@ -51,12 +52,15 @@ size_t grown_capacity(size_t current, size_t needed, size_t granule) {
 int free_device_workspace(LapackState& state) {
     void* const block = state.device_workspace;
     if (block == nullptr) return kSuccess;
+    const size_t bytes = state.device_workspace_bytes;
     state.device_workspace = nullptr;
     state.device_workspace_bytes = 0;
     // In stream order: work already enqueued that uses the block finishes first, and
     // nothing waits. cudaFree (no memory pools) waits for the whole device instead.
-    return runtime_status(state.pool != nullptr ? cudaFreeAsync(block, state.stream)
-                                                : cudaFree(block));
+    const int status = runtime_status(state.pool != nullptr ? cudaFreeAsync(block, state.stream)
+                                                            : cudaFree(block));
+    give_device_memory(bytes);
+    return status;
 }
 
 void free_host_block(void* block) {
@@ -115,18 +119,27 @@ int reserve_device_workspace(LapackState& state, size_t needed) {
     // The old block goes first: under memory pressure its bytes may be what the new
     // one needs.
     if (const int status = free_device_workspace(state)) return status;
-    void* block = nullptr;
-    size_t bytes = preferred;
-    cudaError_t error = allocate_device(state, &block, bytes);
-    if (error == cudaErrorMemoryAllocation && preferred > needed) {
-        runtime_status(error);  // out of memory is not sticky: cleared, then a smaller try
-        bytes = needed;
-        error = allocate_device(state, &block, bytes);
+    // The preferred size, or where the device or the host's account (the user's limit on
+    // the library's device memory) has no room for it, what is needed: only that may make
+    // the host free what it keeps.
+    const size_t tries[] = {preferred, needed};
+    const size_t try_count = preferred > needed ? 2 : 1;
+    int status = kDeviceOutOfMemory;
+    for (size_t i = 0; i < try_count; ++i) {
+        const size_t bytes = tries[i];
+        if (!take_device_memory(bytes, bytes == needed)) continue;
+        void* block = nullptr;
+        const cudaError_t error = allocate_device(state, &block, bytes);
+        status = runtime_status(error);  // out of memory is not sticky: cleared for a retry
+        if (status == kSuccess) {
+            state.device_workspace = block;
+            state.device_workspace_bytes = bytes;
+            return kSuccess;
+        }
+        give_device_memory(bytes);
+        if (error != cudaErrorMemoryAllocation) return status;
     }
-    if (const int status = runtime_status(error)) return status;
-    state.device_workspace = block;
-    state.device_workspace_bytes = bytes;
-    return kSuccess;
+    return status;
 }
 
 int reserve_host_workspace(LapackState& state, size_t needed) {

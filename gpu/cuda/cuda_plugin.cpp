@@ -11,6 +11,7 @@
 #include "gpu/cuda/cuda_blas3.h"
 #include "gpu/cuda/cuda_fft.h"
 #include "gpu/cuda/cuda_lapack.h"
+#include "gpu/cuda/cuda_memory_account.h"
 #include "gpu/cuda/cuda_status.h"
 #include "gpu/device_interface.h"
 
@@ -59,6 +60,22 @@ int on_plugin_device(Call call) {
     runtime_status(cudaSetDevice(previous));  // the call's status is the one to report
     return status;
 }
+
+}  // namespace
+
+bool take_device_memory(size_t bytes, bool make_room) {
+    const gpushim_host_services* services = plugin.services;
+    if (bytes == 0 || services == nullptr || services->take_device_memory == nullptr) return true;
+    return services->take_device_memory(bytes, make_room ? 1 : 0) != 0;
+}
+
+void give_device_memory(size_t bytes) {
+    const gpushim_host_services* services = plugin.services;
+    if (bytes == 0 || services == nullptr || services->give_device_memory == nullptr) return;
+    services->give_device_memory(bytes);
+}
+
+namespace {
 
 int init(const gpushim_host_services* services) {
     plugin.services = services;
@@ -381,6 +398,6 @@ constexpr gpushim_device_plugin kPlugin = {
 }  // namespace gpushim::cuda
 
 extern "C" __attribute__((visibility("default"))) const gpushim_device_plugin*
-gpushim_device_plugin_v3(void) {
+gpushim_device_plugin_v4(void) {
     return &gpushim::cuda::kPlugin;
 }

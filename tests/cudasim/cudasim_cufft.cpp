@@ -14,8 +14,11 @@
 // - an in-place complex transform has one layout for input and output, and the input and output
 //   of an out-of-place one do not overlap;
 // - arrays are aligned to their element type, as the GPU's loads require.
-// The plan asks for no work area (workSize is 0, nothing is allocated on the device), but its
-// executions are held to the work area's rules: one at a time, all finished before cufftDestroy.
+// The plan reports a work area (cufftGetSizeMany64 and cufftMakePlanMany64 answer the same
+// size: none when every length is a power of two, else the size of the batch's complex data, as a
+// Bluestein transform would ask), so that its caller's accounting of it is exercised, but nothing
+// is allocated on the device; its executions are held to the work area's rules: one at a time,
+// all finished before cufftDestroy.
 #include <cufft.h>
 
 #include <algorithm>
@@ -245,6 +248,14 @@ bool factors_up_to_127(long long n) {
     return n == 1;
 }
 
+// The work area reported for a plan: see the top of this file.
+size_t work_area_bytes(cufftType type, int rank, const long long* n, long long batch) {
+    if (std::all_of(n, n + rank, [](long long size) { return (size & (size - 1)) == 0; })) return 0;
+    size_t bytes = is_double(type) ? 16 : 8;
+    for (int d = 0; d < rank; ++d) bytes *= static_cast<size_t>(n[d]);
+    return bytes * static_cast<size_t>(batch);
+}
+
 // The handles. cuFFT is thread safe for different plans in different threads (Thread Safety),
 // so the table is shared under a lock.
 struct Plans {
@@ -443,7 +454,25 @@ cufftResult cufftMakePlanMany64(cufftHandle handle, int rank, long long int* n,
     if (found == table.plans.end() || found->second.made) return CUFFT_INVALID_PLAN;
     plan.stream = found->second.stream;  // a cufftSetStream that came in meanwhile
     found->second = plan;
-    *workSize = 0;
+    *workSize = work_area_bytes(type, rank, n, batch);
+    return CUFFT_SUCCESS;
+}
+
+// The size cufftMakePlanMany64 will report, for a handle not yet made into a plan; the layout
+// is checked by cufftMakePlanMany64 alone.
+cufftResult cufftGetSizeMany64(cufftHandle handle, int rank, long long int* n,
+                               long long int* /*inembed*/, long long int /*istride*/,
+                               long long int /*idist*/, long long int* /*onembed*/,
+                               long long int /*ostride*/, long long int /*odist*/, cufftType type,
+                               long long int batch, size_t* workSize) {
+    Plan plan;
+    if (!find_plan(handle, &plan) || plan.made) return CUFFT_INVALID_PLAN;
+    if (rank < 1 || rank > 3) return CUFFT_INVALID_SIZE;
+    if (n == nullptr || workSize == nullptr || !known_type(type)) return CUFFT_INVALID_VALUE;
+    if (batch < 1 || std::any_of(n, n + rank, [](long long size) { return size < 1; })) {
+        return CUFFT_INVALID_SIZE;
+    }
+    *workSize = work_area_bytes(type, rank, n, batch);
     return CUFFT_SUCCESS;
 }
 

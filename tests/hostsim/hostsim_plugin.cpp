@@ -5,7 +5,9 @@
 // CPU's FFTW (resolved by the host too; nothing links it), and every N-th device operation
 // fails on request (GPUSHIM_HOSTSIM_FAIL_EVERY; FFT executions count, FFT plans do not);
 // GPUSHIM_HOSTSIM_PINNED_MEMORY caps the pinned host memory it hands out;
-// GPUSHIM_HOSTSIM_INIT_MS makes initialisation take that long.
+// GPUSHIM_HOSTSIM_INIT_MS makes initialisation take that long; GPUSHIM_HOSTSIM_MEMORY_STRICT=1
+// makes an allocation beyond the capacity abort the process (a test that the host never asks
+// for more: GPUSHIM_GPU_MEMORY set to the capacity).
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -14,6 +16,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -45,6 +48,7 @@ struct Event {};
 struct Device {
     const gpushim_host_services* services = nullptr;
     std::size_t capacity = std::numeric_limits<std::size_t>::max();
+    bool strict_capacity = false;
     uint64_t fail_every = 0;
     std::atomic<uint64_t> operations{0};
     std::mutex mutex;
@@ -86,6 +90,7 @@ int init(const gpushim_host_services* services) {
     Device& d = device();
     d.services = services;
     d.capacity = parse_unsigned("GPUSHIM_HOSTSIM_MEMORY", std::numeric_limits<std::size_t>::max());
+    d.strict_capacity = parse_unsigned("GPUSHIM_HOSTSIM_MEMORY_STRICT", 0) != 0;
     d.fail_every = parse_unsigned("GPUSHIM_HOSTSIM_FAIL_EVERY", 0);
     d.pinned_capacity =
         parse_unsigned("GPUSHIM_HOSTSIM_PINNED_MEMORY", std::numeric_limits<std::size_t>::max());
@@ -128,7 +133,16 @@ int device_alloc(void** pointer, std::size_t bytes) {
     if (int status = operation(); status != kOk) return status;
     Device& d = device();
     std::lock_guard lock(d.mutex);
-    if (bytes > d.capacity - d.used) return kOutOfMemory;
+    if (bytes > d.capacity - d.used) {
+        if (d.strict_capacity) {
+            std::fprintf(stderr,
+                         "hostsim: %zu bytes asked for with %zu of %zu in use "
+                         "(GPUSHIM_HOSTSIM_MEMORY_STRICT): aborting\n",
+                         bytes, d.used, d.capacity);
+            std::abort();
+        }
+        return kOutOfMemory;
+    }
     void* block = std::malloc(bytes == 0 ? 1 : bytes);
     if (block == nullptr) return kOutOfMemory;
     d.allocations.emplace(block, bytes);
@@ -951,6 +965,6 @@ const gpushim_device_plugin kPlugin{
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const gpushim_device_plugin*
-gpushim_device_plugin_v3() {
+gpushim_device_plugin_v4() {
     return &kPlugin;
 }

@@ -3,7 +3,8 @@
 # shim, GPUSHIM_FAIL_EVERY and GPUSHIM_SYSTEM_PYTHON it uses. Each client checks its results
 # against FFTW or numpy.fft; run_fftw.py then reads the report (see its docstring):
 #
-#   fftw_matrix_relinked[_faults,_small_device,_sub_batches[_faults]]  fftw_matrix.c,
+#   fftw_matrix_relinked[_faults,_small_device,_memory_limit,_sub_batches[_faults]]
+#                                  fftw_matrix.c,
 #                                  linked -lgpushim -lfftw3 -lfftw3f: every planner form of
 #                                  fftw3.h in both precisions vs FFTW itself (sub_batches: its
 #                                  batches computed in sub-batches, tails included)
@@ -69,6 +70,12 @@ if(GPUSHIM_FFTW_INCLUDE_DIR AND GPUSHIM_FFTW3_LIBRARY AND GPUSHIM_FFTW3F_LIBRARY
   gpushim_integration_test(NAME fftw_matrix_relinked_small_device
     LABELS "fftw;relink;small_device" TIMEOUT 300
     COMMAND ${here}/run_fftw.py --shim ${shim} --device-memory 70000
+            --partly-on-cpu ${fftw_offloaded}
+            -- $<TARGET_FILE:gpushim_fftw_matrix>)
+  # The same bound set by GPUSHIM_GPU_MEMORY, on a device that aborts any request beyond it.
+  gpushim_integration_test(NAME fftw_matrix_relinked_memory_limit
+    LABELS "fftw;relink;small_device" TIMEOUT 300
+    COMMAND ${here}/run_fftw.py --shim ${shim} --memory-limit 70000
             --partly-on-cpu ${fftw_offloaded}
             -- $<TARGET_FILE:gpushim_fftw_matrix>)
 else()

@@ -3,8 +3,8 @@
 
   run_fftw.py --shim build/libgpushim.so [--preload] [--fail-every 7] --gpu R,R,...
               [--cpu R,R,...] [--fallbacks R,R,...]
-              [--device-memory BYTES --partly-on-cpu R,R,...] [--panel-bytes BYTES]
-              -- PROGRAM ARGS...
+              [--device-memory BYTES | --memory-limit BYTES] [--partly-on-cpu R,R,...]
+              [--panel-bytes BYTES] -- PROGRAM ARGS...
 
 Runs PROGRAM as run_program.py does (linked against the shim, or with --preload under
 LD_PRELOAD; GPUSHIM_BACKEND the backend under test, GPUSHIM_THRESHOLD=0, GPUSHIM_REPORT in a
@@ -20,6 +20,10 @@ report, summed over its processes, shows:
   --device-memory  the hostsim device holds this many bytes: transforms whose arrays do not
                fit run on FFTW (not a device failure); --partly-on-cpu: these routines
                together completed calls on the device and ran others on FFTW.
+  --memory-limit  the same through GPUSHIM_GPU_MEMORY, the library's own limit; on hostsim, a
+               device of that capacity which aborts the program at any request beyond it
+               (GPUSHIM_HOSTSIM_MEMORY_STRICT); on the emulated CUDA libraries, whose plans
+               report work areas, the plugin's share counts too.
   --panel-bytes  GPUSHIM_PANEL_BYTES: batches larger than this many bytes are computed in
                sub-batches (a small value splits the program's batches, tails included).
 Without --fail-every no execution may fall back (shimtest.check_report): hostsim, for one,
@@ -51,6 +55,7 @@ def main() -> int:
     ap.add_argument("--cpu", type=names, default=[])
     ap.add_argument("--fallbacks", type=names, default=[])
     ap.add_argument("--device-memory", type=int, default=0)
+    ap.add_argument("--memory-limit", type=int, default=0)
     ap.add_argument("--partly-on-cpu", type=names, default=[])
     ap.add_argument("--panel-bytes", type=int, default=0)
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
@@ -62,6 +67,11 @@ def main() -> int:
 
     with st.tempdir("fftw_") as tmp:
         extra = {"GPUSHIM_HOSTSIM_MEMORY": str(args.device_memory)} if args.device_memory else {}
+        if args.memory_limit:
+            extra["GPUSHIM_GPU_MEMORY"] = str(args.memory_limit)
+            if st.test_backend() == "hostsim":
+                extra.update({"GPUSHIM_HOSTSIM_MEMORY": str(args.memory_limit),
+                              "GPUSHIM_HOSTSIM_MEMORY_STRICT": "1"})
         if args.panel_bytes:
             extra["GPUSHIM_PANEL_BYTES"] = str(args.panel_bytes)
         env = st.make_env(shim, tmp, preload=args.preload, fail_every=args.fail_every,

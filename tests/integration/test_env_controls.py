@@ -12,6 +12,8 @@ checks them against a BLAS-free reference, then checks the route in the JSON rep
   - ... the same with GPUSHIM_LOG=off: and not a byte on stderr
   - GPUSHIM_HOSTSIM_MEMORY=1 MiB, products of 600x600 (8.6 MB of operands): correct
   - GPUSHIM_HOSTSIM_MEMORY=64 MiB, the same products: offloaded
+  - GPUSHIM_GPU_MEMORY=1M, the same products: correct, nothing on the GPU (no operand fits)
+  - GPUSHIM_GPU_MEMORY=64M: offloaded; GPUSHIM_GPU_MEMORY=lots: a warning naming it
 The backend is the one under test ($TEST_GPUSHIM_BACKEND, default hostsim); with another
 than hostsim the GPUSHIM_HOSTSIM_* cases are left out.
   - GPUSHIM_REPORT=1: the table on stderr names dgemm
@@ -84,6 +86,10 @@ def main() -> int:
         ("HOSTSIM_MEMORY=1MiB", 600, {}, {"GPUSHIM_HOSTSIM_MEMORY": str(mib)}, {}),
         ("HOSTSIM_MEMORY=64MiB", 600, {}, {"GPUSHIM_HOSTSIM_MEMORY": str(64 * mib)},
          {"gpu": "dgemm"}),
+        ("GPU_MEMORY=1M", 600, {}, {"GPUSHIM_GPU_MEMORY": "1M"}, {"gpu": "none"}),
+        ("GPU_MEMORY=64M", 600, {}, {"GPUSHIM_GPU_MEMORY": "64M"}, {"gpu": "dgemm"}),
+        ("GPU_MEMORY=lots", 60, {}, {"GPUSHIM_GPU_MEMORY": "lots"},
+         {"gpu": "dgemm", "stderr_has": "GPUSHIM_GPU_MEMORY"}),
         ("REPORT=1", 60, {}, {}, {"report_stderr": True}),
         ("THRESHOLD=banana", 60, {"threshold": "banana"}, {},
          {"stderr_has": "GPUSHIM_THRESHOLD"}),

@@ -6,7 +6,8 @@
   - --help: usage, exit 0; an unknown command or a routine tune does not measure: exit 2
   - info, a settings file with GPUSHIM_THRESHOLD_DGEMM=77, the backend under test: names
     the file, dgemm's threshold, the device, the residency cache's room, the CPU BLAS
-    library; exit 0; with GPUSHIM_CACHE_BYTES=0: the cache is off
+    library; exit 0; with GPUSHIM_CACHE_BYTES=0: the cache is off; with
+    GPUSHIM_GPU_MEMORY=4G: that limit, and a cache of a quarter of it
   - info with a backend that does not exist: says there is no device; exit 0
   - tune --routines dgemm,dgetrf,fft --max-n 160 --write FILE, the backend under test:
     exit 0; sizes measured (the device completed its calls); every line of FILE a comment
@@ -78,6 +79,10 @@ def main() -> int:
                "CPU BLAS (dgemm_): /", "residency cache: up to")
         res_off = st.run([tool, "info"], tool_env(extra={"GPUSHIM_CACHE_BYTES": "0"}))
         expect("info, cache off", res_off, 0, "residency cache: off")
+        res_limit = st.run([tool, "info"], tool_env(extra={"GPUSHIM_GPU_MEMORY": "4G"}))
+        expect("info, GPUSHIM_GPU_MEMORY=4G", res_limit, 0,
+               "device memory gpushim may hold: 4.29 GB (GPUSHIM_GPU_MEMORY)",
+               "residency cache: up to 1.07 GB")
         if st.test_backend() == "hostsim" and "device: hostsim" not in res.stdout:
             problems.append(f"info: the device is not hostsim's: {res.stdout[-800:]!r}")
         if "CPU BLAS (dgemm_): not found" in res.stdout:

@@ -105,12 +105,45 @@ inline void log_message(int level, const char* message) {
     std::printf("  [plugin log %d] %s\n", level, message);
 }
 
+// The host's account of the device memory the plugin holds for itself, as libgpushim.so keeps
+// it: here every take is allowed unless a check refuses them, and finish() checks that all
+// that was taken was given back.
+struct MemoryAccount {
+    size_t held = 0;
+    size_t most_held = 0;
+    size_t takes = 0;
+    size_t refused = 0;
+    bool refusing = false;
+};
+inline MemoryAccount account;
+
+inline int take_device_memory(size_t bytes, int /*make_room*/) {
+    ++account.takes;
+    if (account.refusing) {
+        ++account.refused;
+        return 0;
+    }
+    account.held += bytes;
+    account.most_held = account.held > account.most_held ? account.held : account.most_held;
+    return 1;
+}
+
+inline void give_device_memory(size_t bytes) {
+    if (bytes > account.held) {
+        report(false, format("the plugin gave back %zu bytes of device memory with %zu taken",
+                             bytes, account.held));
+        account.held = 0;
+        return;
+    }
+    account.held -= bytes;
+}
+
 // The plugin's init() with the host services libgpushim.so would give it, the CPU library
 // being the check's own `resolve_cpu_symbol`; false (a SKIP said) where it fails: no device.
 inline bool init_plugin(void* (*resolve_cpu_symbol)(const char*)) {
     // Static: a plugin keeps the pointer, and calls the services long after init().
     static gpushim_host_services services;
-    services = {resolve_cpu_symbol, log_message};
+    services = {resolve_cpu_symbol, log_message, take_device_memory, give_device_memory};
     if (const int s = plugin->init(&services)) {
         std::printf("SKIP: %s plugin: init() -> %d (%s): no usable device\n", plugin->name, s,
                     plugin->describe_error(s));
@@ -134,6 +167,10 @@ inline void destroy_queue(gpushim_queue destroyed) {
 }
 
 inline int finish() {
+    report(account.held == 0,
+           format("device memory the plugin took for itself (%zu takes, at most %zu bytes held) "
+                  "was given back: %zu bytes still held",
+                  account.takes, account.most_held, account.held));
     std::printf("%d failure(s)\n", failures);
     return failures == 0 ? 0 : 1;
 }

@@ -635,6 +635,22 @@ void refusals() {
     refused(bad, "2^93 elements");
     bad = describe<float>(r2c({int64_t{1} << 40, int64_t{1} << 40}, 1));
     refused(bad, "an R2C of 2^80 elements");
+
+    // With the host refusing the device memory the plugin would take for its work area, a
+    // plan of a prime length (cuFFT's Bluestein algorithm works in an area of its own) is
+    // refused; the CUDA plugin must have asked for it.
+    const gpushim_fft_desc prime = describe<double>(c2c(-1, {1000003}, 1));
+    const size_t refused_before = account.refused;
+    account.refusing = true;
+    gpushim_fft_plan plan = nullptr;
+    const int status = plugin->fft_plan_create(&prime, &plan);
+    account.refusing = false;
+    if (status == 0) plugin->fft_plan_destroy(plan);
+    const bool asked = account.refused > refused_before;
+    const bool cuda = std::strcmp(plugin->name, "cuda") == 0;
+    report(asked ? status != 0 : !cuda,
+           format("a C2C of 1000003 points, its work area refused by the host: %s -> %d",
+                  asked ? "asked for" : "took nothing", status));
 }
 
 // ---- host services ------------------------------------------------------------------------------

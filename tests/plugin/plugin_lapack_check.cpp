@@ -2428,6 +2428,50 @@ void refuse(const char* what, const Call& call, std::initializer_list<Slot> give
                   status != 0 ? plugin->describe_error(status) : "accepted"));
 }
 
+// With the host refusing the device memory the plugin would take for itself, a POTRF on a new
+// queue (no workspace yet) fails (the CUDA plugin must have asked); allowed again, it succeeds.
+void workspace_refused(bool cuda) {
+    gpushim_queue fresh = nullptr;
+    if (!create_queue(&fresh)) return;
+    constexpr int64_t n = 64;
+    constexpr size_t column_bytes = n * sizeof(double);
+    std::vector<double> identity(static_cast<size_t>(n * n));
+    for (int64_t i = 0; i < n; ++i) identity[static_cast<size_t>(i * n + i)] = 1.0;
+    DeviceBlock a, info;
+    const auto potrf = [&] {
+        int status = plugin->copy_to_device_2d(a.pointer, column_bytes, identity.data(),
+                                               column_bytes, column_bytes, n, fresh);
+        gpushim_lapack_op op{};
+        op.kind = GPUSHIM_POTRF;
+        op.precision = GPUSHIM_PREC_D;
+        op.uplo = 'L';
+        op.n = n;
+        op.a = a.pointer;
+        op.lda = n;
+        op.info = static_cast<int*>(info.pointer);
+        if (status == 0) status = plugin->lapack(&op, fresh);
+        const int synchronized = plugin->queue_synchronize(fresh);
+        return status != 0 ? status : synchronized;
+    };
+    if (plugin->device_alloc(&a.pointer, column_bytes * n) == 0 &&
+        plugin->device_alloc(&info.pointer, sizeof(int)) == 0) {
+        const size_t refused_before = account.refused;
+        account.refusing = true;
+        const int refused_status = potrf();
+        account.refusing = false;
+        const bool asked = account.refused > refused_before;
+        // The CUDA plugin asks for every operation's first workspace (its scratch INFO).
+        report(asked ? refused_status != 0 : !cuda,
+               format("dpotrf on a new queue, its workspace refused by the host: %s -> %d",
+                      asked ? "asked for" : "took nothing", refused_status));
+        const int status = potrf();
+        report(status == 0, format("the same dpotrf, allowed: %d", status));
+    } else {
+        report(false, "device memory for the dpotrf with its workspace refused");
+    }
+    destroy_queue(fresh);
+}
+
 // A null ipiv would make cuSOLVER factor without pivoting; a GESVD that cuSOLVER cannot compute
 // (m < n, or both jobs 'O'), and the like, would be run with a different meaning; a malformed
 // range has none. Each call differs from the one before it in what makes it refused.
@@ -2581,6 +2625,7 @@ int main(int argc, char** argv) {
     gesv_large(large_n);
     syevd_large(large_n / 4);
     if (cuda) refusals();
+    workspace_refused(cuda);
     size_t free_after = 0;
     plugin->memory_info(&free_after, &total);
     std::printf("     device memory held by the queue after the run (workspaces): %.1f MiB\n",

@@ -111,10 +111,26 @@ TEST(Config, CacheBytes) {
     EXPECT_EQ(load({{"GPUSHIM_CACHE_BYTES", "0"}}).cache_bytes, std::optional<std::size_t>(0));
     EXPECT_EQ(load({{"GPUSHIM_CACHE_BYTES", "1073741824"}}).cache_bytes,
               std::optional<std::size_t>(std::size_t{1} << 30));
-    for (const char* bad : {"-1", "4G", "", "lots"}) {
+    EXPECT_EQ(load({{"GPUSHIM_CACHE_BYTES", "4G"}}).cache_bytes,
+              std::optional<std::size_t>(std::size_t{4} << 30));
+    for (const char* bad : {"-1", "4X", "", "lots", "2048T"}) {
         EXPECT_FALSE(load({{"GPUSHIM_CACHE_BYTES", bad}}).cache_bytes.has_value()) << bad;
     }
     char name[] = "GPUSHIM_CACHE_BYTES=0";
+    char* variables[] = {name, nullptr};
+    EXPECT_TRUE(unknown_variables(variables).empty());
+}
+
+TEST(Config, GpuMemory) {
+    EXPECT_FALSE(load({}).gpu_memory.has_value());  // no limit but the device's
+    EXPECT_EQ(load({{"GPUSHIM_GPU_MEMORY", "20GiB"}}).gpu_memory,
+              std::optional<std::size_t>(std::size_t{20} << 30));
+    EXPECT_EQ(load({{"GPUSHIM_GPU_MEMORY", "100000"}}).gpu_memory,
+              std::optional<std::size_t>(100000));
+    for (const char* bad : {"0", "-1G", "1.5G", "G", "lots"}) {
+        EXPECT_FALSE(load({{"GPUSHIM_GPU_MEMORY", bad}}).gpu_memory.has_value()) << bad;
+    }
+    char name[] = "GPUSHIM_GPU_MEMORY=8G";
     char* variables[] = {name, nullptr};
     EXPECT_TRUE(unknown_variables(variables).empty());
 }
@@ -123,6 +139,16 @@ TEST(Config, Parsers) {
     EXPECT_EQ(parse_count("7", 1, 10), 7u);
     EXPECT_FALSE(parse_count("11", 1, 10).has_value());
     EXPECT_FALSE(parse_count("-1", 0, 10).has_value());
+    EXPECT_EQ(parse_bytes("3", 0, 10), 3u);
+    EXPECT_EQ(parse_bytes("3K", 0, 1u << 20), 3072u);
+    EXPECT_EQ(parse_bytes("3KiB", 0, 1u << 20), 3072u);
+    EXPECT_EQ(parse_bytes("2m", 0, 1u << 30), 2u << 20);
+    EXPECT_EQ(parse_bytes("1T", 0, uint64_t{1} << 40), uint64_t{1} << 40);
+    EXPECT_FALSE(parse_bytes("1T", 0, (uint64_t{1} << 40) - 1).has_value());
+    EXPECT_FALSE(parse_bytes("16777216T", 0, UINT64_MAX).has_value());  // 2^64 bytes
+    for (const char* bad : {"", "K", "3iB", "3 K", "3KB", "3P", "-3K", "0x10"}) {
+        EXPECT_FALSE(parse_bytes(bad, 0, UINT64_MAX).has_value()) << bad;
+    }
     EXPECT_EQ(parse_threshold("12.5"), 12.5);
     EXPECT_EQ(parse_threshold("0"), 0.0);
     EXPECT_FALSE(parse_threshold("").has_value());

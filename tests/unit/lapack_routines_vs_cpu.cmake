@@ -48,6 +48,8 @@ foreach(name lapack_solve_vs_cpu lapack_decomposition_vs_cpu lapack_eigen_lstsq_
   set(_${name}_env_faults GPUSHIM_HOSTSIM_FAIL_EVERY=11 GPUSHIM_CPU_BLAS=)
   set(_${name}_env_faults3 GPUSHIM_HOSTSIM_FAIL_EVERY=3 GPUSHIM_CPU_BLAS=)
   set(_${name}_env_small_device GPUSHIM_HOSTSIM_MEMORY=200000 GPUSHIM_CPU_BLAS=)
+  set(_${name}_env_memory_limit GPUSHIM_GPU_MEMORY=200000 GPUSHIM_HOSTSIM_MEMORY=200000
+      GPUSHIM_HOSTSIM_MEMORY_STRICT=1 GPUSHIM_CPU_BLAS=)
   set(_${name}_env_disabled GPUSHIM_DISABLE=1 GPUSHIM_CPU_BLAS=)
   set(_${name}_env_at_once GPUSHIM_THRESHOLD=100)
   set(_${name}_env_disabled_at_once GPUSHIM_DISABLE=1)
@@ -56,12 +58,13 @@ foreach(name lapack_solve_vs_cpu lapack_decomposition_vs_cpu lapack_eigen_lstsq_
   set(_${name}_check_faults3 --hostsim-only --fallbacks)
   set(_${name}_check_small_device --hostsim-only --gpu --more-cpu-than
       ${CMAKE_CURRENT_BINARY_DIR}/${name}_offload.json)
+  set(_${name}_check_memory_limit ${_${name}_check_small_device})
   set(_${name}_check_disabled --no-gpu)
   list(JOIN _${name}_routines "," routines)
   gpushim_vs_cpu_variant_tests(${name}
-    VARIANTS offload faults faults3 small_device disabled at_once disabled_at_once
+    VARIANTS offload faults faults3 small_device memory_limit disabled at_once disabled_at_once
     WITHOUT_REPORT at_once disabled_at_once
-    CUDASIM offload faults small_device
+    CUDASIM offload faults small_device memory_limit
     COMMON GPUSHIM_THRESHOLD=0 OPENBLAS_NUM_THREADS=1
     CHECK --routines ${routines}
     LABELS ${name} lapack)

@@ -45,6 +45,9 @@ set(_lapack_vs_cpu_env_offload "")
 set(_lapack_vs_cpu_env_faults GPUSHIM_HOSTSIM_FAIL_EVERY=7 GPUSHIM_CPU_BLAS=)
 set(_lapack_vs_cpu_env_faults3 GPUSHIM_HOSTSIM_FAIL_EVERY=3 GPUSHIM_CPU_BLAS=)
 set(_lapack_vs_cpu_env_small_device GPUSHIM_HOSTSIM_MEMORY=200000 GPUSHIM_CPU_BLAS=)
+# As shim_vs_cpu's memory_limit (shim_vs_cpu.cmake).
+set(_lapack_vs_cpu_env_memory_limit GPUSHIM_GPU_MEMORY=200000 GPUSHIM_HOSTSIM_MEMORY=200000
+    GPUSHIM_HOSTSIM_MEMORY_STRICT=1 GPUSHIM_CPU_BLAS=)
 set(_lapack_vs_cpu_env_disabled GPUSHIM_DISABLE=1 GPUSHIM_CPU_BLAS=)
 set(_lapack_vs_cpu_env_at_once GPUSHIM_THRESHOLD=100)
 set(_lapack_vs_cpu_env_disabled_at_once GPUSHIM_DISABLE=1)
@@ -53,12 +56,13 @@ set(_lapack_vs_cpu_check_faults --hostsim-only --gpu --fallbacks)
 set(_lapack_vs_cpu_check_faults3 --hostsim-only --fallbacks)
 set(_lapack_vs_cpu_check_small_device --hostsim-only --gpu --more-cpu-than
     ${CMAKE_CURRENT_BINARY_DIR}/lapack_vs_cpu_offload.json)
+set(_lapack_vs_cpu_check_memory_limit ${_lapack_vs_cpu_check_small_device})
 set(_lapack_vs_cpu_check_disabled --no-gpu)
 
 gpushim_vs_cpu_variant_tests(lapack_vs_cpu
-  VARIANTS offload faults faults3 small_device disabled at_once disabled_at_once
+  VARIANTS offload faults faults3 small_device memory_limit disabled at_once disabled_at_once
   WITHOUT_REPORT at_once disabled_at_once
-  CUDASIM offload faults small_device
+  CUDASIM offload faults small_device memory_limit
   COMMON ${_lapack_vs_cpu_common}
   CHECK --routines ${_lapack_vs_cpu_routines}
   LABELS lapack_vs_cpu lapack)

@@ -44,7 +44,7 @@ class ResidencyCacheTest : public testing::Test {
 
     const gpushim_device_plugin plugin_ = test::fake_memory_plugin();
     DeviceMemoryPool pool_{plugin_};
-    ResidencyCache cache_{plugin_, pool_, 8 * kMiB};
+    ResidencyCache cache_{pool_, 8 * kMiB};
 };
 
 TEST_F(ResidencyCacheTest, AnOperandSeenOnceGetsNoEntry) {

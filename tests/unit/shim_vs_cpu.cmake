@@ -40,6 +40,10 @@ set(_shim_vs_cpu_common GPUSHIM_THRESHOLD=0 OPENBLAS_NUM_THREADS=1)
 set(_shim_vs_cpu_env_offload "")
 set(_shim_vs_cpu_env_faults GPUSHIM_HOSTSIM_FAIL_EVERY=7 GPUSHIM_CPU_BLAS=)
 set(_shim_vs_cpu_env_small_device GPUSHIM_HOSTSIM_MEMORY=100000 GPUSHIM_CPU_BLAS=)
+# GPUSHIM_GPU_MEMORY on a device of that very capacity, which aborts the test at any request
+# beyond it (GPUSHIM_HOSTSIM_MEMORY_STRICT): the library keeps within the limit by itself.
+set(_shim_vs_cpu_env_memory_limit GPUSHIM_GPU_MEMORY=100000 GPUSHIM_HOSTSIM_MEMORY=100000
+    GPUSHIM_HOSTSIM_MEMORY_STRICT=1 GPUSHIM_CPU_BLAS=)
 set(_shim_vs_cpu_env_disabled GPUSHIM_DISABLE=1 GPUSHIM_CPU_BLAS=)
 # Panels of a few columns and several copy threads: the pipelined path on every call, and
 # faults that strike after some panels were delivered (the rest computed on the CPU).
@@ -61,14 +65,15 @@ set(_shim_vs_cpu_check_offload --gpu --no-fallbacks)
 set(_shim_vs_cpu_check_faults --hostsim-only --gpu --fallbacks)
 set(_shim_vs_cpu_check_small_device --hostsim-only --gpu --more-cpu-than
     ${CMAKE_CURRENT_BINARY_DIR}/shim_vs_cpu_offload.json)
+set(_shim_vs_cpu_check_memory_limit ${_shim_vs_cpu_check_small_device})
 set(_shim_vs_cpu_check_disabled --no-gpu)
 set(_shim_vs_cpu_check_panels --gpu --no-fallbacks)
 set(_shim_vs_cpu_check_panel_faults --hostsim-only --gpu --fallbacks)
 
 gpushim_vs_cpu_variant_tests(shim_vs_cpu
-  VARIANTS offload faults small_device disabled panels panel_faults at_once boundary
+  VARIANTS offload faults small_device memory_limit disabled panels panel_faults at_once boundary
            portable_at_once portable_boundary disabled_at_once
   WITHOUT_REPORT at_once boundary portable_at_once portable_boundary disabled_at_once
-  CUDASIM offload faults small_device panels panel_faults
+  CUDASIM offload faults small_device memory_limit panels panel_faults
   COMMON ${_shim_vs_cpu_common}
   LABELS shim_vs_cpu)
