@@ -45,11 +45,17 @@ void give_device_memory(size_t bytes) {
         device_pool(*plugin).give(bytes);
 }
 
+void release_kept_device_memory() {
+    if (const gpushim_device_plugin* plugin = served_plugin.load(std::memory_order_acquire))
+        device_pool(*plugin).release_held();
+}
+
 const gpushim_host_services kHostServices{
     .resolve_cpu_symbol = fallback::resolve_cpu_symbol,
     .log = log_from_plugin,
     .take_device_memory = take_device_memory,
     .give_device_memory = give_device_memory,
+    .release_kept_device_memory = release_kept_device_memory,
 };
 
 std::string shim_directory() {

@@ -223,6 +223,10 @@ typedef struct {
      * must not be called from them, nor from init. */
     int (*take_device_memory)(size_t bytes, int make_room);
     void (*give_device_memory)(size_t bytes);
+    /* The device itself refused an allocation of the plugin's own: the host frees the device
+     * memory it keeps (its cached blocks, resident copies, other queues' workspaces), after
+     * which the plugin may try once more. Not to be called where take_device_memory may not. */
+    void (*release_kept_device_memory)(void);
 } gpushim_host_services;
 
 typedef struct gpushim_queue_s* gpushim_queue; /* a stream and its library handles */
@@ -247,6 +251,11 @@ typedef struct {
     int (*queue_create)(gpushim_queue* queue);
     int (*queue_destroy)(gpushim_queue queue);
     int (*queue_synchronize)(gpushim_queue queue);
+    /* Frees the workspaces the queue keeps for its next operations (what the LAPACK
+     * operations reserved), in the queue's order: a later operation reserves them again.
+     * Called by the host, from any thread, when device memory runs short, for a queue on
+     * which no `lapack` operation is being enqueued. */
+    int (*queue_release_workspaces)(gpushim_queue queue);
     int (*event_create)(gpushim_event* event);
     int (*event_destroy)(gpushim_event event);
     int (*event_record)(gpushim_event event, gpushim_queue queue);

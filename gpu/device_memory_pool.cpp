@@ -99,9 +99,9 @@ void DeviceMemoryPool::free_on_device(DeviceBlock block) {
     give(block.size);
 }
 
-void DeviceMemoryPool::on_shortage(std::function<bool()> release) {
+void DeviceMemoryPool::on_shortage(std::function<bool()> release, bool for_others) {
     std::lock_guard lock(mutex_);
-    release_on_shortage_.push_back(std::move(release));
+    release_on_shortage_.push_back({std::move(release), for_others});
 }
 
 void DeviceMemoryPool::release(DeviceBlock block) {
@@ -138,9 +138,11 @@ std::size_t DeviceMemoryPool::free_largest_locked(std::size_t bytes) {
     return freed;
 }
 
-bool DeviceMemoryPool::call_shortage_hooks_locked() {
+bool DeviceMemoryPool::call_shortage_hooks_locked(bool for_others) {
     bool released = false;
-    for (const auto& release : release_on_shortage_) released = release() || released;
+    for (const ShortageHook& hook : release_on_shortage_) {
+        if (!for_others || hook.for_others) released = hook.release() || released;
+    }
     return released;
 }
 
@@ -151,7 +153,8 @@ void DeviceMemoryPool::leave_room_for_others() {
     if (free_bytes >= room) return;
     // The largest cached blocks first, until the room is free (each a cudaFree).
     std::lock_guard lock(mutex_);
-    if (free_largest_locked(room - free_bytes) < room - free_bytes) call_shortage_hooks_locked();
+    if (free_largest_locked(room - free_bytes) < room - free_bytes)
+        call_shortage_hooks_locked(true);
 }
 
 std::size_t DeviceMemoryPool::cached_bytes() const {

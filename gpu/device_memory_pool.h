@@ -60,8 +60,9 @@ class DeviceMemoryPool {
     // What else holds device memory that can be let go: when an allocation fails even after
     // trim(), every `release` registered is called (with the pool locked; it must not use
     // the pool) and, if one returns true (it released something), the allocation is tried
-    // once more.
-    void on_shortage(std::function<bool()> release);
+    // once more. Unless `for_others`, not when the device is short for others only
+    // (leave_room_for_others): for what costs the library much to have again.
+    void on_shortage(std::function<bool()> release, bool for_others = true);
 
     std::size_t cached_bytes() const;
     // Device memory held: the pool's blocks, in use or cached, and what was taken.
@@ -82,8 +83,9 @@ class DeviceMemoryPool {
     // Frees cached blocks, the largest first, until `bytes` are freed or none is left;
     // returns the bytes freed.
     std::size_t free_largest_locked(std::size_t bytes);
-    // Calls every shortage hook; whether one released something.
-    bool call_shortage_hooks_locked();
+    // Calls every shortage hook (those for others' shortage only when `for_others`);
+    // whether one released something.
+    bool call_shortage_hooks_locked(bool for_others = false);
     // Adds `bytes` to what is held if that stays within the limit.
     bool try_hold(std::size_t bytes);
     // Frees what the pool keeps, then asks the shortage hooks, until `bytes` more would stay
@@ -96,7 +98,11 @@ class DeviceMemoryPool {
     mutable std::mutex mutex_;
     std::multimap<std::size_t, void*> free_blocks_;  // by size
     std::size_t cached_bytes_ = 0;
-    std::vector<std::function<bool()>> release_on_shortage_;
+    struct ShortageHook {
+        std::function<bool()> release;
+        bool for_others;
+    };
+    std::vector<ShortageHook> release_on_shortage_;
 };
 
 // A pool block owned for the duration of one call.

@@ -193,6 +193,7 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     }
     if (status == 0) {
         step = "LAPACK operation";
+        const LapackEnqueue enqueue(*context);
         status = plugin->lapack(&device_op, context->queue[0]);
     }
     if (status == 0) step = "download";

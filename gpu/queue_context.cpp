@@ -5,12 +5,15 @@
 #include <vector>
 
 #include "dispatch/log.h"
+#include "gpu/staging.h"
 
 namespace gpushim::gpu {
 namespace {
 
 std::mutex idle_mutex;
 std::vector<QueueContext*>* idle_contexts = new std::vector<QueueContext*>;
+// Every context made, leased or idle (idle_mutex).
+std::vector<QueueContext*>* all_contexts = new std::vector<QueueContext*>;
 
 void destroy_partial(const gpushim_device_plugin& plugin, QueueContext* context) {
     for (int i = 0; i < 2; ++i) {
@@ -62,6 +65,8 @@ struct Lease {
 };
 
 thread_local Lease lease;
+// The context on which this thread is enqueuing a LAPACK operation (LapackEnqueue).
+thread_local QueueContext* enqueuing_lapack = nullptr;
 
 }  // namespace
 
@@ -98,7 +103,49 @@ QueueContext* thread_queue_context(const gpushim_device_plugin& plugin) {
         }
     }
     lease.context = create_context(plugin);
+    if (lease.context != nullptr) {
+        [[maybe_unused]] static const bool hook_registered = [&plugin] {
+            DeviceMemoryPool& pool = device_pool(plugin);
+            // Not for others' shortage: the next LAPACK call of each thread would reserve its
+            // workspace again, after a wait for the streams.
+            pool.on_shortage(
+                [&plugin, &pool] {
+                    const std::size_t held = pool.held_bytes();
+                    return release_idle_workspaces(plugin) > 0 && pool.held_bytes() < held;
+                },
+                false);
+            return true;
+        }();
+        std::lock_guard lock(idle_mutex);
+        all_contexts->push_back(lease.context);
+    }
     return lease.context;
+}
+
+LapackEnqueue::LapackEnqueue(QueueContext& context) : context_(context) {
+    context_.lapack_in_use.lock();
+    enqueuing_lapack = &context_;
+}
+
+LapackEnqueue::~LapackEnqueue() {
+    enqueuing_lapack = nullptr;
+    context_.lapack_in_use.unlock();
+}
+
+std::size_t release_idle_workspaces(const gpushim_device_plugin& plugin) {
+    std::lock_guard lock(idle_mutex);
+    std::size_t asked = 0;
+    for (QueueContext* context : *all_contexts) {
+        // The calling thread's own operation: a try_lock of a mutex it holds would be undefined.
+        if (context == enqueuing_lapack) continue;
+        std::unique_lock in_use(context->lapack_in_use, std::try_to_lock);
+        if (!in_use) continue;
+        for (gpushim_queue queue : context->queue) {
+            plugin.queue_release_workspaces(queue);
+            ++asked;
+        }
+    }
+    return asked;
 }
 
 }  // namespace gpushim::gpu

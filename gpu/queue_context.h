@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <mutex>
 
 #include "gpu/device_interface.h"
 
@@ -25,6 +26,10 @@ struct QueueContext {
     bool chunk_pending[2] = {};
     void* chunk[2] = {};
 
+    // Held while a LAPACK operation is enqueued on the queues (LapackEnqueue): the workspaces
+    // the device keeps for them may be released by any thread but then.
+    std::mutex lapack_in_use;
+
     // Makes result[q] hold at least `bytes`; false when pinned memory is not available.
     bool reserve_result(const gpushim_device_plugin& plugin, int q, std::size_t bytes);
 };
@@ -32,5 +37,25 @@ struct QueueContext {
 // This thread's context, created on first use; nullptr when the device cannot create one
 // (said once in the log) or the thread is past the end of its thread-local storage.
 QueueContext* thread_queue_context(const gpushim_device_plugin& plugin);
+
+// While a LAPACK operation is enqueued on a context's queues: release_idle_workspaces leaves
+// their workspaces alone, on this thread (which may run short of device memory meanwhile)
+// as on others.
+class LapackEnqueue {
+  public:
+    explicit LapackEnqueue(QueueContext& context);
+    ~LapackEnqueue();
+    LapackEnqueue(const LapackEnqueue&) = delete;
+    LapackEnqueue& operator=(const LapackEnqueue&) = delete;
+
+  private:
+    QueueContext& context_;
+};
+
+// Asks the device to free the workspaces it keeps for the queues of every context on which no
+// LAPACK operation is being enqueued (a thread's queues keep them between its calls, or for
+// the next thread to lease them); returns how many queues were asked. The device memory
+// pool calls it when it runs short, with its lock held: it never waits for a context.
+std::size_t release_idle_workspaces(const gpushim_device_plugin& plugin);
 
 }  // namespace gpushim::gpu

@@ -122,11 +122,17 @@ int reserve_device_workspace(LapackState& state, size_t needed) {
     // The preferred size, or where the device or the host's account (the user's limit on
     // the library's device memory) has no room for it, what is needed: only that may make
     // the host free what it keeps.
-    const size_t tries[] = {preferred, needed};
-    const size_t try_count = preferred > needed ? 2 : 1;
+    // The device short of what is needed: the host frees what it keeps, for a last try.
+    const size_t tries[] = {preferred, needed, needed};
+    const size_t first = preferred > needed ? 0 : 1;
     int status = kDeviceOutOfMemory;
-    for (size_t i = 0; i < try_count; ++i) {
+    bool device_short = false;  // of what is needed
+    for (size_t i = first; i < 3; ++i) {
         const size_t bytes = tries[i];
+        if (i == 2) {
+            if (!device_short) break;
+            release_kept_device_memory();
+        }
         if (!take_device_memory(bytes, bytes == needed)) continue;
         void* block = nullptr;
         const cudaError_t error = allocate_device(state, &block, bytes);
@@ -138,6 +144,7 @@ int reserve_device_workspace(LapackState& state, size_t needed) {
         }
         give_device_memory(bytes);
         if (error != cudaErrorMemoryAllocation) return status;
+        device_short = bytes == needed;
     }
     return status;
 }
@@ -1350,6 +1357,12 @@ int enqueue_lapack(const gpushim_lapack_op& op, LapackState& state) {
     return kInvalidLapackOperation;
 }
 
+int release_workspaces(LapackState& state) {
+    const int device_status = free_device_workspace(state);
+    const int host_status = free_host_workspace(state);
+    return device_status != kSuccess ? device_status : host_status;
+}
+
 int release_lapack(LapackState& state) {
     int status = kSuccess;
     const auto keep_first = [&status](int next) {
@@ -1359,8 +1372,7 @@ int release_lapack(LapackState& state) {
     state.params = nullptr;
     if (state.solver != nullptr) keep_first(status_from(cusolverDnDestroy(state.solver)));
     state.solver = nullptr;
-    keep_first(free_device_workspace(state));
-    keep_first(free_host_workspace(state));
+    keep_first(release_workspaces(state));
     if (state.host_sources_read != nullptr) {
         keep_first(runtime_status(cudaEventDestroy(state.host_sources_read)));
     }

@@ -46,6 +46,10 @@ struct LapackState {
 // not wait for the result. The calling thread's current device must be the queue's.
 int enqueue_lapack(const gpushim_lapack_op& op, LapackState& state);
 
+// Frees the workspaces (in stream order where it can), which the next call reserves again;
+// reports the first failure.
+int release_workspaces(LapackState& state);
+
 // Releases the handle, the parameters and the workspaces (in stream order where it can);
 // reports the first failure. Call before the stream is destroyed.
 int release_lapack(LapackState& state);

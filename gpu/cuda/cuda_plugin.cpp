@@ -75,6 +75,12 @@ void give_device_memory(size_t bytes) {
     services->give_device_memory(bytes);
 }
 
+void release_kept_device_memory() {
+    const gpushim_host_services* services = plugin.services;
+    if (services != nullptr && services->release_kept_device_memory != nullptr)
+        services->release_kept_device_memory();
+}
+
 namespace {
 
 int init(const gpushim_host_services* services) {
@@ -297,6 +303,23 @@ int queue_synchronize(gpushim_queue queue) {
     return on_plugin_device([&] { return runtime_status(cudaStreamSynchronize(queue->stream)); });
 }
 
+int queue_release_workspaces(gpushim_queue queue) {
+    const LapackState& lapack = queue->lapack;
+    if (lapack.device_workspace == nullptr && lapack.host_workspace == nullptr) return kSuccess;
+    return on_plugin_device([&] {
+        int status = release_workspaces(queue->lapack);
+        // Freed in stream order into the memory pool, which gives memory back to the device
+        // only at a synchronisation: now, so that the allocation that ran short can have it.
+        const int synchronized = runtime_status(cudaStreamSynchronize(queue->stream));
+        if (status == kSuccess) status = synchronized;
+        if (plugin.memory_pool != nullptr) {
+            const int trimmed = runtime_status(cudaMemPoolTrimTo(plugin.memory_pool, 0));
+            if (status == kSuccess) status = trimmed;
+        }
+        return status;
+    });
+}
+
 int event_create(gpushim_event* event) {
     return on_plugin_device([&] {
         auto* created = new (std::nothrow) gpushim_event_s;
@@ -381,6 +404,7 @@ constexpr gpushim_device_plugin kPlugin = {
     .queue_create = queue_create,
     .queue_destroy = queue_destroy,
     .queue_synchronize = queue_synchronize,
+    .queue_release_workspaces = queue_release_workspaces,
     .event_create = event_create,
     .event_destroy = event_destroy,
     .event_record = event_record,

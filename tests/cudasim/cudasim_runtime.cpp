@@ -486,6 +486,13 @@ cudaError_t cudaMallocFromPoolAsync(void** address, size_t bytes, cudaMemPool_t 
     return cudasim::allocate(address, bytes, false);
 }
 
+// The emulated pool keeps no memory of its own: a block freed in stream order goes back to
+// the device when its stream reaches the free, so there is nothing to trim.
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) {
+    if (pool != &cudasim::runtime().default_pool) return fail(cudaErrorInvalidValue);
+    return cudaSuccess;
+}
+
 cudaError_t cudaFreeAsync(void* address, cudaStream_t stream) {
     if (address == nullptr) return cudaSuccess;
     if (!cudasim::known_stream(stream)) return fail(cudaErrorInvalidResourceHandle);

@@ -195,6 +195,11 @@ int queue_destroy(gpushim_queue queue) {
 int queue_synchronize(gpushim_queue) {
     return kOk;
 }
+
+// The host-simulated LAPACK operations keep no workspace between calls.
+int queue_release_workspaces(gpushim_queue) {
+    return kOk;
+}
 int event_create(gpushim_event* event) {
     *event = reinterpret_cast<gpushim_event>(new Event);
     return kOk;
@@ -949,6 +954,7 @@ const gpushim_device_plugin kPlugin{
     .queue_create = queue_create,
     .queue_destroy = queue_destroy,
     .queue_synchronize = queue_synchronize,
+    .queue_release_workspaces = queue_release_workspaces,
     .event_create = event_create,
     .event_destroy = event_destroy,
     .event_record = event_record,

@@ -128,6 +128,9 @@ inline int take_device_memory(size_t bytes, int /*make_room*/) {
     return 1;
 }
 
+// The check keeps no device memory for the plugin to have freed.
+inline void release_kept_device_memory() {}
+
 inline void give_device_memory(size_t bytes) {
     if (bytes > account.held) {
         report(false, format("the plugin gave back %zu bytes of device memory with %zu taken",
@@ -143,7 +146,8 @@ inline void give_device_memory(size_t bytes) {
 inline bool init_plugin(void* (*resolve_cpu_symbol)(const char*)) {
     // Static: a plugin keeps the pointer, and calls the services long after init().
     static gpushim_host_services services;
-    services = {resolve_cpu_symbol, log_message, take_device_memory, give_device_memory};
+    services = {resolve_cpu_symbol, log_message, take_device_memory, give_device_memory,
+                release_kept_device_memory};
     if (const int s = plugin->init(&services)) {
         std::printf("SKIP: %s plugin: init() -> %d (%s): no usable device\n", plugin->name, s,
                     plugin->describe_error(s));

@@ -2625,6 +2625,15 @@ int main(int argc, char** argv) {
     gesv_large(large_n);
     syevd_large(large_n / 4);
     if (cuda) refusals();
+    // What the queue kept for its operations is given back, and reserved again by the next.
+    const size_t held = account.held;
+    const int released = plugin->queue_release_workspaces(queue);
+    report(released == 0 && account.held == 0 && (held > 0 || !cuda),
+           format("queue_release_workspaces -> %d: %zu of the %zu bytes taken still held", released,
+                  account.held, held));
+    potrf_large<double>('U', 300);
+    report(account.held > 0 || !cuda,
+           format("the next operation reserves its workspace again: %zu bytes", account.held));
     workspace_refused(cuda);
     size_t free_after = 0;
     plugin->memory_info(&free_after, &total);

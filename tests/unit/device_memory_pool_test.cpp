@@ -24,7 +24,8 @@ class DeviceMemoryPoolTest : public testing::Test {
         auto entry = reinterpret_cast<gpushim_device_plugin_entry>(
             dlsym(handle, GPUSHIM_DEVICE_PLUGIN_ENTRY));
         plugin_ = entry();
-        static const gpushim_host_services services{resolve_nothing, log_nothing, nullptr, nullptr};
+        static const gpushim_host_services services{resolve_nothing, log_nothing, nullptr, nullptr,
+                                                    nullptr};
         ASSERT_EQ(plugin_->init(&services), 0);
     }
 
@@ -101,6 +102,13 @@ TEST_F(DeviceMemoryPoolTest, RoomIsLeftForOtherUsersOfTheDevice) {
         ++hook_calls;
         return false;
     });
+    int own_shortage_calls = 0;
+    pool.on_shortage(
+        [&] {
+            ++own_shortage_calls;
+            return false;
+        },
+        false);
     const DeviceBlock first = pool.allocate(1u << 20);
     const DeviceBlock second = pool.allocate(1u << 20);
     ASSERT_NE(first.data, nullptr);
@@ -128,6 +136,10 @@ TEST_F(DeviceMemoryPoolTest, RoomIsLeftForOtherUsersOfTheDevice) {
     ASSERT_EQ(plugin_->device_alloc(&still_more, 1u << 20), 0);
     pool.leave_room_for_others();  // 1/20 free, nothing cached: the clients are asked
     EXPECT_EQ(hook_calls, 1);
+    EXPECT_EQ(own_shortage_calls, 0);  // but not for what only the library's shortage frees
+    pool.release_held();
+    EXPECT_EQ(hook_calls, 2);
+    EXPECT_EQ(own_shortage_calls, 1);
     for (void* block : {still_more, more_of_others, others}) plugin_->device_free(block);
     EXPECT_EQ(device_free(), kCapacity);
 }

@@ -58,7 +58,7 @@ foreach(name lapack_solve_vs_cpu lapack_decomposition_vs_cpu lapack_eigen_lstsq_
   set(_${name}_check_faults3 --hostsim-only --fallbacks)
   set(_${name}_check_small_device --hostsim-only --gpu --more-cpu-than
       ${CMAKE_CURRENT_BINARY_DIR}/${name}_offload.json)
-  set(_${name}_check_memory_limit ${_${name}_check_small_device})
+  set(_${name}_check_memory_limit ${_${name}_check_small_device} --no-fallbacks)
   set(_${name}_check_disabled --no-gpu)
   list(JOIN _${name}_routines "," routines)
   gpushim_vs_cpu_variant_tests(${name}

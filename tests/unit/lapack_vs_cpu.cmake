@@ -56,7 +56,7 @@ set(_lapack_vs_cpu_check_faults --hostsim-only --gpu --fallbacks)
 set(_lapack_vs_cpu_check_faults3 --hostsim-only --fallbacks)
 set(_lapack_vs_cpu_check_small_device --hostsim-only --gpu --more-cpu-than
     ${CMAKE_CURRENT_BINARY_DIR}/lapack_vs_cpu_offload.json)
-set(_lapack_vs_cpu_check_memory_limit ${_lapack_vs_cpu_check_small_device})
+set(_lapack_vs_cpu_check_memory_limit ${_lapack_vs_cpu_check_small_device} --no-fallbacks)
 set(_lapack_vs_cpu_check_disabled --no-gpu)
 
 gpushim_vs_cpu_variant_tests(lapack_vs_cpu

@@ -41,7 +41,8 @@ set(_shim_vs_cpu_env_offload "")
 set(_shim_vs_cpu_env_faults GPUSHIM_HOSTSIM_FAIL_EVERY=7 GPUSHIM_CPU_BLAS=)
 set(_shim_vs_cpu_env_small_device GPUSHIM_HOSTSIM_MEMORY=100000 GPUSHIM_CPU_BLAS=)
 # GPUSHIM_GPU_MEMORY on a device of that very capacity, which aborts the test at any request
-# beyond it (GPUSHIM_HOSTSIM_MEMORY_STRICT): the library keeps within the limit by itself.
+# beyond it (GPUSHIM_HOSTSIM_MEMORY_STRICT): the library keeps within the limit by itself, and
+# what does not fit stays on the CPU without a device failure.
 set(_shim_vs_cpu_env_memory_limit GPUSHIM_GPU_MEMORY=100000 GPUSHIM_HOSTSIM_MEMORY=100000
     GPUSHIM_HOSTSIM_MEMORY_STRICT=1 GPUSHIM_CPU_BLAS=)
 set(_shim_vs_cpu_env_disabled GPUSHIM_DISABLE=1 GPUSHIM_CPU_BLAS=)
@@ -65,7 +66,7 @@ set(_shim_vs_cpu_check_offload --gpu --no-fallbacks)
 set(_shim_vs_cpu_check_faults --hostsim-only --gpu --fallbacks)
 set(_shim_vs_cpu_check_small_device --hostsim-only --gpu --more-cpu-than
     ${CMAKE_CURRENT_BINARY_DIR}/shim_vs_cpu_offload.json)
-set(_shim_vs_cpu_check_memory_limit ${_shim_vs_cpu_check_small_device})
+set(_shim_vs_cpu_check_memory_limit ${_shim_vs_cpu_check_small_device} --no-fallbacks)
 set(_shim_vs_cpu_check_disabled --no-gpu)
 set(_shim_vs_cpu_check_panels --gpu --no-fallbacks)
 set(_shim_vs_cpu_check_panel_faults --hostsim-only --gpu --fallbacks)
