@@ -21,11 +21,12 @@ constexpr const char* kUsage =
     "\n"
     "info  the settings in effect (environment and settings file), the device plugin and its\n"
     "      device, and the CPU libraries calls go to\n"
-    "tune  times {s,d,c,z}gemm, getrf, potrf and fft (FFTW's 1-D complex transform) on the\n"
-    "      CPU library and on the device (from host memory) at growing sizes, and prints\n"
-    "      GPUSHIM_THRESHOLD_<ROUTINE> settings: the size from which the device was faster\n"
-    "      (default: sgemm,dgemm,cgemm,zgemm,dgetrf,dpotrf,zgetrf,zpotrf,fft; n up to 8192\n"
-    "      (at most 65536), FFTs 2^10 to 2^26 points; 120 s); --write FILE also writes them\n"
+    "tune  times {s,d,c,z}{gemm,getrf,potrf,gesdd}, {s,d}syevd, {c,z}heevd and fft (FFTW's\n"
+    "      1-D complex transform) on the CPU library and on the device (from host memory) at\n"
+    "      growing sizes, and prints GPUSHIM_THRESHOLD_<ROUTINE> settings: the size from\n"
+    "      which the device was faster (default: sgemm,dgemm,cgemm,zgemm,dgetrf,dpotrf,\n"
+    "      zgetrf,zpotrf,dsyevd,zheevd,dgesdd,zgesdd,fft; n up to 8192 (at most 65536), FFTs\n"
+    "      2^10 to 2^26 points; 120 s); --write FILE also writes them\n"
     "      to a settings file, replacing it (GPUSHIM_CONFIG=FILE); GPUSHIM_CPU_BLAS and\n"
     "      GPUSHIM_CPU_FFTW name the CPU libraries to time\n";
 
@@ -55,13 +56,15 @@ void resolve_backend_beside_command() {
     setenv("GPUSHIM_BACKEND", gpushim::gpu::plugin_path(name, directory).c_str(), 1);
 }
 
-// {s,d,c,z}gemm, getrf or potrf, or fft.
+// {s,d,c,z}{gemm,getrf,potrf,gesdd}, {s,d}syevd, {c,z}heevd, or fft.
 bool tunable(const std::string& routine) {
     if (routine == "fft") return true;
     if (routine.empty() || std::string_view("sdcz").find(routine[0]) == std::string_view::npos)
         return false;
     const std::string kind = routine.substr(1);
-    return kind == "gemm" || kind == "getrf" || kind == "potrf";
+    const bool complex = routine[0] == 'c' || routine[0] == 'z';
+    return kind == "gemm" || kind == "getrf" || kind == "potrf" || kind == "gesdd" ||
+           kind == (complex ? "heevd" : "syevd");
 }
 
 }  // namespace
@@ -92,8 +95,10 @@ int main(int argc, char** argv) {
                 const std::size_t comma = std::min(value.find(',', start), value.size());
                 const std::string routine(value.substr(start, comma - start));
                 if (!tunable(routine))
-                    return usage_error("tune measures {s,d,c,z}gemm, getrf, potrf and fft; not '" +
-                                       routine + "'");
+                    return usage_error(
+                        "tune measures {s,d,c,z}{gemm,getrf,potrf,gesdd}, {s,d}syevd, {c,z}heevd "
+                        "and fft; not '" +
+                        routine + "'");
                 options.routines.push_back(routine);
                 start = comma + 1;
             }

@@ -169,6 +169,114 @@ SizeRun factor_run(gpushim_lapack_kind kind, gpushim_precision precision, void* 
             }};
 }
 
+// The real numbers of T.
+template <class T>
+struct RealOf {
+    using type = T;
+};
+template <class R>
+struct RealOf<std::complex<R>> {
+    using type = R;
+};
+
+// A workspace size LAPACK answered in a query (WORK(1) and the like).
+template <class T>
+int queried(const T& answer) {
+    return std::max(1, static_cast<int>(std::real(answer)));
+}
+
+// SYEVD (HEEVD for complex) with eigenvectors of the lower triangle, or GESDD with JOBZ 'S',
+// of a random n x n matrix refilled before every run, as NumPy's eigh and svd call them; the
+// CPU's workspaces are asked for, and allocated, outside the timing.
+template <class T>
+SizeRun decomposition_run(gpushim_lapack_kind kind, gpushim_precision precision, void* cpu_function,
+                          int64_t n, std::mt19937_64& rng) {
+    using Real = typename RealOf<T>::type;
+    constexpr bool kComplex = !std::is_floating_point_v<T>;
+    const bool svd = kind == GPUSHIM_GESVD;
+    const auto original = random_matrix<T>(n, 0.0, rng);
+    const auto a = std::make_shared<std::vector<T>>(original->size());
+    const auto values = std::make_shared<std::vector<Real>>(static_cast<std::size_t>(n));
+    const auto u = std::make_shared<std::vector<T>>(svd ? original->size() : 0);
+    const auto vt = std::make_shared<std::vector<T>>(svd ? original->size() : 0);
+    struct Workspaces {
+        std::vector<T> work;
+        std::vector<Real> rwork;
+        std::vector<int> iwork;
+    };
+    const auto ws = std::make_shared<Workspaces>();
+    const auto n32 = static_cast<int>(n);
+    // The CPU routine with the workspaces in ws (a query where their sizes are -1).
+    const auto call = [=](int lwork, int lrwork, int liwork) {
+        const char jobz = svd ? 'S' : 'V', uplo = 'L';
+        T* const work = ws->work.data();
+        Real* const rwork = ws->rwork.data();
+        int* const iwork = ws->iwork.data();
+        int info = 0;
+        if (svd && kComplex) {
+            reinterpret_cast<void (*)(const char*, const int*, const int*, T*, const int*, Real*,
+                                      T*, const int*, T*, const int*, T*, const int*, Real*, int*,
+                                      int*, std::size_t)>(cpu_function)(
+                &jobz, &n32, &n32, a->data(), &n32, values->data(), u->data(), &n32, vt->data(),
+                &n32, work, &lwork, rwork, iwork, &info, 1);
+        } else if (svd) {
+            reinterpret_cast<void (*)(const char*, const int*, const int*, T*, const int*, Real*,
+                                      T*, const int*, T*, const int*, T*, const int*, int*, int*,
+                                      std::size_t)>(cpu_function)(
+                &jobz, &n32, &n32, a->data(), &n32, values->data(), u->data(), &n32, vt->data(),
+                &n32, work, &lwork, iwork, &info, 1);
+        } else if (kComplex) {
+            reinterpret_cast<void (*)(const char*, const char*, const int*, T*, const int*, Real*,
+                                      T*, const int*, Real*, const int*, int*, const int*, int*,
+                                      std::size_t, std::size_t)>(cpu_function)(
+                &jobz, &uplo, &n32, a->data(), &n32, values->data(), work, &lwork, rwork, &lrwork,
+                iwork, &liwork, &info, 1, 1);
+        } else {
+            reinterpret_cast<void (*)(const char*, const char*, const int*, T*, const int*, Real*,
+                                      T*, const int*, int*, const int*, int*, std::size_t,
+                                      std::size_t)>(cpu_function)(
+                &jobz, &uplo, &n32, a->data(), &n32, values->data(), work, &lwork, iwork, &liwork,
+                &info, 1, 1);
+        }
+        return info;
+    };
+    ws->work.resize(1);
+    ws->rwork.resize(1);
+    ws->iwork.resize(1);
+    call(-1, -1, -1);
+    const int lwork = queried(ws->work[0]);
+    // GESDD asks for no RWORK nor IWORK: LAPACK's documented sizes for JOBZ 'S', m = n.
+    const int lrwork = svd ? 5 * n32 * n32 + 5 * n32 : queried(ws->rwork[0]);
+    const int liwork = svd ? 8 * n32 : std::max(1, ws->iwork[0]);
+    ws->work.resize(static_cast<std::size_t>(lwork));
+    ws->rwork.resize(static_cast<std::size_t>(lrwork));
+    ws->iwork.resize(static_cast<std::size_t>(liwork));
+
+    LapackOp op{};
+    op.kind = kind;
+    op.precision = precision;
+    op.m = op.n = n;
+    op.a = a->data();
+    op.lda = n;
+    op.w = values->data();
+    if (svd) {
+        op.jobu = op.jobvt = 'S';
+        op.u = u->data();
+        op.vt = vt->data();
+        op.ldu = op.ldvt = n;
+    } else {
+        op.jobz = 'V';
+        op.uplo = 'L';
+    }
+    // The lambdas hold the arrays: op points into them.
+    return {[original, a] { std::copy(original->begin(), original->end(), a->begin()); },
+            [call, lwork, lrwork, liwork] { return call(lwork, lrwork, liwork) == 0; },
+            [a, values, u, vt, op] {
+                gpu::Transfers transfers;
+                return gpu::execute_lapack(op, transfers) == gpu::Outcome::completed;
+            }};
+}
+
 // A forward 1-D complex transform of n points (double), out of place: FFTW's plan (made
 // with FFTW_ESTIMATE, outside the timing) against the device's.
 SizeRun fft_run(int64_t n, std::mt19937_64& rng) {
@@ -226,6 +334,21 @@ SizeRun make_run(const std::string& routine, void* cpu_function, int64_t n, std:
             case GPUSHIM_PREC_Z:
                 return gemm_run<std::complex<double>>(precision, cpu_function, n, rng);
         }
+    }
+    if (kind == "syevd" || kind == "heevd" || kind == "gesdd") {
+        const gpushim_lapack_kind lapack = kind == "gesdd" ? GPUSHIM_GESVD : GPUSHIM_SYEVD;
+        switch (precision) {
+            case GPUSHIM_PREC_S:
+                return decomposition_run<float>(lapack, precision, cpu_function, n, rng);
+            case GPUSHIM_PREC_D:
+                return decomposition_run<double>(lapack, precision, cpu_function, n, rng);
+            case GPUSHIM_PREC_C:
+                return decomposition_run<std::complex<float>>(lapack, precision, cpu_function, n,
+                                                              rng);
+            case GPUSHIM_PREC_Z:
+                break;
+        }
+        return decomposition_run<std::complex<double>>(lapack, precision, cpu_function, n, rng);
     }
     const gpushim_lapack_kind lapack = kind == "getrf" ? GPUSHIM_GETRF : GPUSHIM_POTRF;
     switch (precision) {

@@ -9,8 +9,9 @@
 namespace gpushim::tools {
 
 struct TuneOptions {
-    std::vector<std::string> routines = {"sgemm",  "dgemm",  "cgemm",  "zgemm", "dgetrf",
-                                         "dpotrf", "zgetrf", "zpotrf", "fft"};
+    std::vector<std::string> routines = {"sgemm",  "dgemm",  "cgemm",  "zgemm",  "dgetrf",
+                                         "dpotrf", "zgetrf", "zpotrf", "dsyevd", "zheevd",
+                                         "dgesdd", "zgesdd", "fft"};
     int64_t max_n = 8192;
     double seconds = 120;    // for all routines together
     std::string write_path;  // empty: standard output only

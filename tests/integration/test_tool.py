@@ -3,15 +3,16 @@
 
   test_tool.py --shim build/libgpushim.so --tool build/gpushim [--python /usr/bin/python3]
 
-  - --help: usage, exit 0; an unknown command or a routine tune does not measure: exit 2
+  - --help: usage, exit 0; an unknown command or a routine tune does not measure (dtrsm,
+    dheevd): exit 2
   - info, a settings file with GPUSHIM_THRESHOLD_DGEMM=77, the backend under test: names
     the file, dgemm's threshold, the device, the residency cache's room, the CPU BLAS
     library; exit 0; with GPUSHIM_CACHE_BYTES=0: the cache is off; with
     GPUSHIM_GPU_MEMORY=4G: that limit, and a cache of a quarter of it
   - info with a backend that does not exist: says there is no device; exit 0
-  - tune --routines dgemm,dgetrf,fft --max-n 160 --write FILE, the backend under test:
-    exit 0; sizes measured (the device completed its calls); every line of FILE a comment
-    or a GPUSHIM_THRESHOLD_DGEMM/DGETRF/FFT setting; a NumPy program
+  - tune --routines dgemm,dgetrf,dsyevd,zgesdd,fft --max-n 160 --write FILE, the backend
+    under test: exit 0; sizes measured (the device completed its calls); every line of FILE
+    a comment or a GPUSHIM_THRESHOLD_DGEMM/DGETRF/DSYEVD/ZGESDD/FFT setting; a NumPy program
     under LD_PRELOAD with GPUSHIM_CONFIG=FILE computes right, without a warning
   - tune with a backend that does not exist: exit 1, saying there is no usable device
 """
@@ -70,6 +71,9 @@ def main() -> int:
         expect("tune of a routine it does not measure",
                st.run([tool, "tune", "--routines", "dtrsm"], tool_env()), 2, "dtrsm",
                stream="stderr")
+        expect("tune of a Hermitian routine in real precision",
+               st.run([tool, "tune", "--routines", "dheevd"], tool_env()), 2, "dheevd",
+               stream="stderr")
 
         settings = os.path.join(tmp, "site.conf")
         with open(settings, "w") as f:
@@ -92,20 +96,20 @@ def main() -> int:
                st.run([tool, "info"], tool_env(backend=missing_backend)), 0, "device: none")
 
         written = os.path.join(tmp, "tuned.conf")
-        res = st.run([tool, "tune", "--routines", "dgemm,dgetrf,fft", "--max-n", "160",
+        res = st.run([tool, "tune", "--routines", "dgemm,dgetrf,dsyevd,zgesdd,fft", "--max-n", "160",
                       "--seconds", "20", "--write", written], tool_env(), timeout=300)
         expect("tune", res, 0, "# dgemm: the CPU's ", "n, CPU ms, device ms", "written to")
         lines = open(written).read().splitlines() if os.path.isfile(written) else []
         settings_lines = [line for line in lines if not line.startswith("#")]
         bad = [line for line in settings_lines
-               if not re.fullmatch(r"GPUSHIM_THRESHOLD_(DGEMM|DGETRF|FFT)=\d+", line)]
+               if not re.fullmatch(r"GPUSHIM_THRESHOLD_(DGEMM|DGETRF|DSYEVD|ZGESDD|FFT)=\d+", line)]
         if not lines or bad:
             problems.append(f"tune wrote {len(lines)} lines, {bad[:3]} not settings")
-        for routine in ("DGEMM", "DGETRF", "FFT"):
+        for routine in ("DGEMM", "DGETRF", "DSYEVD", "ZGESDD", "FFT"):
             if not any(f"THRESHOLD_{routine}" in line for line in lines):
                 problems.append(f"tune wrote nothing about {routine.lower()}")
         measured = [line for line in lines if re.fullmatch(r"#\s+\d+\s+[\d.]+\s+[\d.]+", line)]
-        if len(measured) < 6:  # n = 64, 96, 160 for each matrix, more FFTs: the device computed
+        if len(measured) < 12:  # n = 64, 96, 160 for each matrix, more FFTs: the device computed
             problems.append(f"tune measured {len(measured)} sizes: {lines}")
         st.require_numpy(args.python)
         prog = os.path.join(tmp, "products.py")
