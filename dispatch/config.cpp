@@ -68,6 +68,19 @@ void warn_invalid(const char* variable, const char* value, const char* accepted)
                value, accepted);
 }
 
+// A count of bytes in [min, max] (`range` says which in words): the variable's value, or
+// nothing where it is unset or invalid (warned).
+std::optional<std::size_t> bytes_setting(const EnvironmentLookup& lookup, const char* variable,
+                                         uint64_t min, uint64_t max, const char* range) {
+    const char* value = lookup(variable);
+    if (value == nullptr) return std::nullopt;
+    if (auto parsed = parse_bytes(value, min, max)) return static_cast<std::size_t>(*parsed);
+    const std::string accepted =
+        std::string("a number of bytes from ") + range + ", or with K, M, G, T";
+    warn_invalid(variable, value, accepted.c_str());
+    return std::nullopt;
+}
+
 // A plugin's own setting, which the plugin reads from the environment.
 bool is_plugin_variable(std::string_view name) {
     return name.starts_with("GPUSHIM_HOSTSIM_") || name.starts_with("GPUSHIM_CUDA_");
@@ -223,30 +236,14 @@ Config load_config(const EnvironmentLookup& lookup) {
             warn_invalid("GPUSHIM_COPY_THREADS", value, "an integer from 1 to 64");
         }
     }
-    if (const char* value = lookup("GPUSHIM_PANEL_BYTES")) {
-        if (auto parsed = parse_bytes(value, 1, uint64_t{1} << 40)) {
-            config.panel_bytes = static_cast<std::size_t>(*parsed);
-        } else {
-            warn_invalid("GPUSHIM_PANEL_BYTES", value,
-                         "a number of bytes from 1 to 2^40 (1T), or with K, M, G, T");
-        }
+    if (auto bytes =
+            bytes_setting(lookup, "GPUSHIM_PANEL_BYTES", 1, uint64_t{1} << 40, "1 to 2^40 (1T)")) {
+        config.panel_bytes = *bytes;
     }
-    if (const char* value = lookup("GPUSHIM_CACHE_BYTES")) {
-        if (auto parsed = parse_bytes(value, 0, uint64_t{1} << 50)) {
-            config.cache_bytes = static_cast<std::size_t>(*parsed);
-        } else {
-            warn_invalid("GPUSHIM_CACHE_BYTES", value,
-                         "a number of bytes from 0 to 2^50 (1024T), or with K, M, G, T");
-        }
-    }
-    if (const char* value = lookup("GPUSHIM_GPU_MEMORY")) {
-        if (auto parsed = parse_bytes(value, 1, uint64_t{1} << 50)) {
-            config.gpu_memory = static_cast<std::size_t>(*parsed);
-        } else {
-            warn_invalid("GPUSHIM_GPU_MEMORY", value,
-                         "a number of bytes from 1 to 2^50 (1024T), or with K, M, G, T");
-        }
-    }
+    config.cache_bytes =
+        bytes_setting(lookup, "GPUSHIM_CACHE_BYTES", 0, uint64_t{1} << 50, "0 to 2^50 (1024T)");
+    config.gpu_memory =
+        bytes_setting(lookup, "GPUSHIM_GPU_MEMORY", 1, uint64_t{1} << 50, "1 to 2^50 (1024T)");
     return config;
 }
 

@@ -169,16 +169,6 @@ SizeRun factor_run(gpushim_lapack_kind kind, gpushim_precision precision, void* 
             }};
 }
 
-// The real numbers of T.
-template <class T>
-struct RealOf {
-    using type = T;
-};
-template <class R>
-struct RealOf<std::complex<R>> {
-    using type = R;
-};
-
 // A workspace size LAPACK answered in a query (WORK(1) and the like).
 template <class T>
 int queried(const T& answer) {
@@ -191,7 +181,7 @@ int queried(const T& answer) {
 template <class T>
 SizeRun decomposition_run(gpushim_lapack_kind kind, gpushim_precision precision, void* cpu_function,
                           int64_t n, std::mt19937_64& rng) {
-    using Real = typename RealOf<T>::type;
+    using Real = typename fallback::RealOf<T>::type;
     constexpr bool kComplex = !std::is_floating_point_v<T>;
     const bool svd = kind == GPUSHIM_GESVD;
     const auto original = random_matrix<T>(n, 0.0, rng);
@@ -319,49 +309,36 @@ SizeRun fft_run(int64_t n, std::mt19937_64& rng) {
             }};
 }
 
+// make(T{}) for the element type T of `precision`.
+template <class Make>
+SizeRun for_element_of(gpushim_precision precision, Make&& make) {
+    switch (precision) {
+        case GPUSHIM_PREC_S:
+            return make(float{});
+        case GPUSHIM_PREC_D:
+            return make(double{});
+        case GPUSHIM_PREC_C:
+            return make(std::complex<float>{});
+        case GPUSHIM_PREC_Z:
+            break;
+    }
+    return make(std::complex<double>{});
+}
+
 SizeRun make_run(const std::string& routine, void* cpu_function, int64_t n, std::mt19937_64& rng) {
     if (routine == "fft") return fft_run(n, rng);
     const gpushim_precision precision = precision_of(routine.front());
     const std::string_view kind = std::string_view(routine).substr(1);
-    if (kind == "gemm") {
-        switch (precision) {
-            case GPUSHIM_PREC_S:
-                return gemm_run<float>(precision, cpu_function, n, rng);
-            case GPUSHIM_PREC_D:
-                return gemm_run<double>(precision, cpu_function, n, rng);
-            case GPUSHIM_PREC_C:
-                return gemm_run<std::complex<float>>(precision, cpu_function, n, rng);
-            case GPUSHIM_PREC_Z:
-                return gemm_run<std::complex<double>>(precision, cpu_function, n, rng);
+    return for_element_of(precision, [&](auto element) {
+        using T = decltype(element);
+        if (kind == "gemm") return gemm_run<T>(precision, cpu_function, n, rng);
+        if (kind == "getrf" || kind == "potrf") {
+            return factor_run<T>(kind == "getrf" ? GPUSHIM_GETRF : GPUSHIM_POTRF, precision,
+                                 cpu_function, n, rng);
         }
-    }
-    if (kind == "syevd" || kind == "heevd" || kind == "gesdd") {
-        const gpushim_lapack_kind lapack = kind == "gesdd" ? GPUSHIM_GESVD : GPUSHIM_SYEVD;
-        switch (precision) {
-            case GPUSHIM_PREC_S:
-                return decomposition_run<float>(lapack, precision, cpu_function, n, rng);
-            case GPUSHIM_PREC_D:
-                return decomposition_run<double>(lapack, precision, cpu_function, n, rng);
-            case GPUSHIM_PREC_C:
-                return decomposition_run<std::complex<float>>(lapack, precision, cpu_function, n,
-                                                              rng);
-            case GPUSHIM_PREC_Z:
-                break;
-        }
-        return decomposition_run<std::complex<double>>(lapack, precision, cpu_function, n, rng);
-    }
-    const gpushim_lapack_kind lapack = kind == "getrf" ? GPUSHIM_GETRF : GPUSHIM_POTRF;
-    switch (precision) {
-        case GPUSHIM_PREC_S:
-            return factor_run<float>(lapack, precision, cpu_function, n, rng);
-        case GPUSHIM_PREC_D:
-            return factor_run<double>(lapack, precision, cpu_function, n, rng);
-        case GPUSHIM_PREC_C:
-            return factor_run<std::complex<float>>(lapack, precision, cpu_function, n, rng);
-        case GPUSHIM_PREC_Z:
-            break;
-    }
-    return factor_run<std::complex<double>>(lapack, precision, cpu_function, n, rng);
+        return decomposition_run<T>(kind == "gesdd" ? GPUSHIM_GESVD : GPUSHIM_SYEVD, precision,
+                                    cpu_function, n, rng);
+    });
 }
 
 // The sizes measured: matrices from 64 up by about 1.5 (multiples of 32), and max_n

@@ -374,6 +374,20 @@ cufftResult execute(const char* api, cufftHandle handle, cufftType type, void* i
     return CUFFT_SUCCESS;
 }
 
+// What cufftGetSizeMany64 and cufftMakePlanMany64 check first: a handle not yet made into a
+// plan (copied to *plan), and the sizes, type and batch.
+cufftResult check_sizes(cufftHandle handle, int rank, const long long* n, cufftType type,
+                        long long batch, const size_t* workSize, Plan* plan) {
+    if (!find_plan(handle, plan) || plan->made) return CUFFT_INVALID_PLAN;
+    if (rank < 1 || rank > 3) return CUFFT_INVALID_SIZE;
+    // CUFFT_INVALID_TYPE is "no longer used" (cufftResult).
+    if (n == nullptr || workSize == nullptr || !known_type(type)) return CUFFT_INVALID_VALUE;
+    if (batch < 1 || std::any_of(n, n + rank, [](long long size) { return size < 1; })) {
+        return CUFFT_INVALID_SIZE;
+    }
+    return CUFFT_SUCCESS;
+}
+
 }  // namespace
 
 cufftResult cufftCreate(cufftHandle* handle) {
@@ -391,13 +405,8 @@ cufftResult cufftMakePlanMany64(cufftHandle handle, int rank, long long int* n,
                                 long long int* onembed, long long int ostride, long long int odist,
                                 cufftType type, long long int batch, size_t* workSize) {
     Plan plan;
-    if (!find_plan(handle, &plan) || plan.made) return CUFFT_INVALID_PLAN;
-    if (rank < 1 || rank > 3) return CUFFT_INVALID_SIZE;
-    // CUFFT_INVALID_TYPE is "no longer used" (cufftResult).
-    if (n == nullptr || workSize == nullptr || !known_type(type)) return CUFFT_INVALID_VALUE;
-    if (batch < 1 || std::any_of(n, n + rank, [](long long size) { return size < 1; })) {
-        return CUFFT_INVALID_SIZE;
-    }
+    if (const cufftResult result = check_sizes(handle, rank, n, type, batch, workSize, &plan))
+        return result;
     if ((inembed == nullptr) != (onembed == nullptr)) return CUFFT_INVALID_VALUE;
     plan.type = type;
     plan.rank = rank;
@@ -466,12 +475,8 @@ cufftResult cufftGetSizeMany64(cufftHandle handle, int rank, long long int* n,
                                long long int /*ostride*/, long long int /*odist*/, cufftType type,
                                long long int batch, size_t* workSize) {
     Plan plan;
-    if (!find_plan(handle, &plan) || plan.made) return CUFFT_INVALID_PLAN;
-    if (rank < 1 || rank > 3) return CUFFT_INVALID_SIZE;
-    if (n == nullptr || workSize == nullptr || !known_type(type)) return CUFFT_INVALID_VALUE;
-    if (batch < 1 || std::any_of(n, n + rank, [](long long size) { return size < 1; })) {
-        return CUFFT_INVALID_SIZE;
-    }
+    if (const cufftResult result = check_sizes(handle, rank, n, type, batch, workSize, &plan))
+        return result;
     *workSize = work_area_bytes(type, rank, n, batch);
     return CUFFT_SUCCESS;
 }
