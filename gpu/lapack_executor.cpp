@@ -127,15 +127,20 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     const LapackOperands operands = lapack_operands(op);
     const auto pivot_bytes = static_cast<std::size_t>(operands.pivot_count) * sizeof(int64_t);
 
-    // Device: each array packed, then the pivots and INFO. Result buffer: each delivered
-    // array, then the pivots (when delivered) and INFO.
+    // Device: each array packed, then the pivots and INFO. Result buffer: each delivered array
+    // that was an input too, then the pivots (when delivered) and INFO. The outputs that are
+    // no input (U, VT, eigenvalues, eigenvectors of the nonsymmetric and range drivers, tau)
+    // come back through the chunk buffers into the caller's arrays once the call is known to
+    // have succeeded, each chunk delivered while the next one is copied: no pinned buffer of
+    // their size. Should that copy fail half-way, the inputs are still the caller's, and the
+    // CPU writes every output again.
     std::size_t sizes[kMaxParts] = {};
     std::size_t result_offsets[kMaxParts] = {};
     std::size_t result_bytes = 0;
     for (std::size_t i = 0; i < operands.count; ++i) {
         const LapackOperand& operand = operands.list[i];
         sizes[i] = operand.host.bytes();
-        if (operand.deliver) {
+        if (operand.deliver && operand.upload) {
             result_offsets[i] = result_bytes;
             result_bytes += aligned(sizes[i]);
         }
@@ -199,7 +204,7 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     if (status == 0) step = "download";
     for (std::size_t i = 0; i < operands.count && status == 0; ++i) {
         const LapackOperand& operand = operands.list[i];
-        if (!operand.deliver || sizes[i] == 0) continue;
+        if (!operand.deliver || !operand.upload || sizes[i] == 0) continue;
         status = staging.download(buffers.part(i), result_offsets[i], operand.host.column_bytes(),
                                   static_cast<std::size_t>(operand.host.extent.cols), 0);
     }
@@ -251,10 +256,29 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
         report_failure(*plugin, "pivot check", -1);
         return Outcome::failed;
     }
+    step = "download";
+    for (std::size_t i = 0; i < operands.count && status == 0; ++i) {
+        const LapackOperand& operand = operands.list[i];
+        if (!operand.deliver || operand.upload) continue;
+        // The delivered part of a packed array is a prefix of it: the first `found` columns,
+        // or the first `found` entries of a vector.
+        const Matrix part = delivered_part(operand, found);
+        status = staging.download_packed(
+            buffers.part(i), part.bytes(),
+            [&part](const std::byte* chunk, std::size_t offset, std::size_t bytes) {
+                deliver_chunk(chunk, offset, bytes, part);
+            },
+            0);
+    }
+    status = staging.finish(status, step);
+    if (status != 0) {
+        report_failure(*plugin, step, status);
+        return Outcome::failed;
+    }
     if (operands.counts_found) *op.found = found;
     for (std::size_t i = 0; i < operands.count; ++i) {
         const LapackOperand& operand = operands.list[i];
-        if (operand.deliver)
+        if (operand.deliver && operand.upload)
             deliver(result + result_offsets[i], delivered_part(operand, found), operand.part);
     }
     if (operands.pivots_out) store_pivots(op, pivots);

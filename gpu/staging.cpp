@@ -218,6 +218,19 @@ int Staging::send_chunk(std::byte* device, const std::byte* staging, std::size_t
     return plugin_.event_record(context_.chunk_done[current_], context_.queue[q]);
 }
 
+void deliver_chunk(const std::byte* chunk, std::size_t offset, std::size_t bytes,
+                   const Matrix& out) {
+    const std::size_t pieces = (bytes + kCopyPieceBytes - 1) / kCopyPieceBytes;
+    parallel_copy(pieces, bytes, [&](std::size_t piece) {
+        const std::size_t begin = offset + piece * kCopyPieceBytes;
+        const std::size_t end = std::min(begin + kCopyPieceBytes, offset + bytes);
+        for_each_segment(
+            out, begin, end, [&](const std::byte* target, std::size_t at, std::size_t length) {
+                std::memcpy(const_cast<std::byte*>(target), chunk + (at - offset), length);
+            });
+    });
+}
+
 void deliver(const std::byte* packed, const Matrix& out, Triangle part, int64_t diagonal) {
     const std::size_t column_bytes = out.column_bytes();
     auto* host = const_cast<std::byte*>(out.host);

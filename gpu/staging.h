@@ -120,6 +120,11 @@ enum class Triangle { all, upper, lower, strictly_upper, strictly_lower };
 // diagonal meets column 0 at row `diagonal` (a panel of a larger triangle).
 void deliver(const std::byte* packed, const Matrix& out, Triangle part, int64_t diagonal = 0);
 
+// Writes the bytes [offset, offset + bytes) of a matrix's packed form, held in `chunk`, where
+// they belong in the caller's matrix `out` (all of it: no triangle).
+void deliver_chunk(const std::byte* chunk, std::size_t offset, std::size_t bytes,
+                   const Matrix& out);
+
 // Logs (info) that a call's `bytes` on the device do not fit: in the device's memory, or in
 // what GPUSHIM_GPU_MEMORY lets the library hold; `what` names the call ("an FFT of ").
 void report_does_not_fit(const gpushim_device_plugin& plugin, const char* what, std::size_t bytes);

@@ -863,6 +863,17 @@ TYPED_TEST(LapackDecomposition, LargerMatricesMatchOpenBLAS) {
     svd_case<Gesdd, T>(scheme, "A", Shape{n, n}, 1, rng);
 }
 
+// A tall SVD whose A and U (m x 64) are a little over the 32 MiB of a pinned chunk buffer:
+// uploaded, and U delivered, in two chunks, a column split between them (m is odd).
+TYPED_TEST(LapackDecomposition, OutputsLargerThanAChunkMatchOpenBLAS) {
+    using T = TypeParam;
+    Rng rng(53);
+    constexpr int64_t kChunkBytes = int64_t{32} << 20;
+    constexpr int64_t n = 64;
+    const int64_t m = kChunkBytes * 9 / 8 / (n * static_cast<int64_t>(sizeof(T))) | 1;
+    svd_case<Gesdd, T>(Scheme::standard, "S", Shape{m, n}, 1, rng);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
