@@ -99,6 +99,17 @@ Matrix delivered_part(const LapackOperand& operand, int64_t found) {
     return part;
 }
 
+// Whether an operand's result comes back through the chunk buffers, straight into the
+// caller's array: an output that is no input, delivered whole (or its `found` prefix).
+bool streamed(const LapackOperand& operand) {
+    return operand.deliver && !operand.upload && operand.part == Triangle::all;
+}
+
+// Whether an operand's result comes back whole into the pinned result buffer first.
+bool buffered(const LapackOperand& operand) {
+    return operand.deliver && !streamed(operand);
+}
+
 std::vector<int64_t> widened_pivots(const LapackOp& op, int64_t count) {
     std::vector<int64_t> pivots(static_cast<std::size_t>(count));
     for (int64_t i = 0; i < count; ++i) pivots[static_cast<std::size_t>(i)] = caller_pivot(op, i);
@@ -127,20 +138,21 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     const LapackOperands operands = lapack_operands(op);
     const auto pivot_bytes = static_cast<std::size_t>(operands.pivot_count) * sizeof(int64_t);
 
-    // Device: each array packed, then the pivots and INFO. Result buffer: each delivered array
-    // that was an input too, then the pivots (when delivered) and INFO. The outputs that are
-    // no input (U, VT, eigenvalues, eigenvectors of the nonsymmetric and range drivers, tau)
-    // come back through the chunk buffers into the caller's arrays once the call is known to
-    // have succeeded, each chunk delivered while the next one is copied: no pinned buffer of
+    // Device: each array packed, then the pivots and INFO. Result buffer: each buffered
+    // array (an input the call overwrites), then the pivots (when delivered) and INFO. The
+    // streamed outputs (U, VT, eigenvalues, eigenvectors of the nonsymmetric and range drivers,
+    // tau) come back through the chunk buffers into the caller's arrays once the call is known
+    // to have succeeded, each chunk delivered while the next one is copied: no pinned buffer of
     // their size. Should that copy fail half-way, the inputs are still the caller's, and the
-    // CPU writes every output again.
+    // CPU writes the outputs again (all but, for SYEVR by value, entries beyond the count the
+    // CPU finds, which LAPACK leaves unspecified).
     std::size_t sizes[kMaxParts] = {};
     std::size_t result_offsets[kMaxParts] = {};
     std::size_t result_bytes = 0;
     for (std::size_t i = 0; i < operands.count; ++i) {
         const LapackOperand& operand = operands.list[i];
         sizes[i] = operand.host.bytes();
-        if (operand.deliver && operand.upload) {
+        if (buffered(operand)) {
             result_offsets[i] = result_bytes;
             result_bytes += aligned(sizes[i]);
         }
@@ -204,7 +216,7 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     if (status == 0) step = "download";
     for (std::size_t i = 0; i < operands.count && status == 0; ++i) {
         const LapackOperand& operand = operands.list[i];
-        if (!operand.deliver || !operand.upload || sizes[i] == 0) continue;
+        if (!buffered(operand) || sizes[i] == 0) continue;
         status = staging.download(buffers.part(i), result_offsets[i], operand.host.column_bytes(),
                                   static_cast<std::size_t>(operand.host.extent.cols), 0);
     }
@@ -259,7 +271,7 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     step = "download";
     for (std::size_t i = 0; i < operands.count && status == 0; ++i) {
         const LapackOperand& operand = operands.list[i];
-        if (!operand.deliver || operand.upload) continue;
+        if (!streamed(operand)) continue;
         // The delivered part of a packed array is a prefix of it: the first `found` columns,
         // or the first `found` entries of a vector.
         const Matrix part = delivered_part(operand, found);
@@ -278,7 +290,7 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     if (operands.counts_found) *op.found = found;
     for (std::size_t i = 0; i < operands.count; ++i) {
         const LapackOperand& operand = operands.list[i];
-        if (operand.deliver && operand.upload)
+        if (buffered(operand))
             deliver(result + result_offsets[i], delivered_part(operand, found), operand.part);
     }
     if (operands.pivots_out) store_pivots(op, pivots);
