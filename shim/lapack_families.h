@@ -235,13 +235,21 @@ void lapack_getri(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
         used_workspace<T>(*n, *n, 0));
 }
 
+// A call of the Bunch-Kaufman family (SYTRF, SYTRI, SYTRS, SYSV) on the uplo triangle of A.
+template <class T, class Int>
+LapackOp bunch_kaufman_op(gpushim_lapack_kind kind, const char* uplo, int64_t n, const T* a,
+                          int64_t lda, const Int* ipiv) {
+    LapackOp op = square_op(kind, n, a, lda);
+    op.uplo = fortran_flag(uplo);
+    set_pivots(op, ipiv);
+    return op;
+}
+
 // SYTRF leaves in WORK(1) what its query answers (LWKOPT), blocked or not.
 template <class T, class Int, class Cpu>
 void lapack_sytrf(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_sytrf_PARAMS(T, Int)) {
-    LapackOp op = square_op(kind, *n, a, *lda);
-    op.uplo = fortran_flag(uplo);
-    set_pivots(op, ipiv);
+    LapackOp op = bunch_kaufman_op(kind, uplo, *n, a, *lda, ipiv);
     route_with_work(op, routine, work, lwork, info, [&](const auto& ws) {
         cpu.get()(uplo, n, a, lda, ipiv, ws.work, ws.lwork, ws.info, uplo_len);
     });
@@ -251,9 +259,7 @@ void lapack_sytrf(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 template <class T, class Int, class Cpu>
 void lapack_sytri(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_sytri_PARAMS(T, Int)) {
-    LapackOp op = square_op(kind, *n, a, *lda);
-    op.uplo = fortran_flag(uplo);
-    set_pivots(op, ipiv);
+    LapackOp op = bunch_kaufman_op(kind, uplo, *n, a, *lda, ipiv);
     route_without_workspace(
         op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_sytri_ARGS); }, info);
 }
@@ -261,9 +267,7 @@ void lapack_sytri(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 template <class T, class Int, class Cpu>
 void lapack_sytrs(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                   GPUSHIM_LAPACK_sytrs_PARAMS(T, Int)) {
-    LapackOp op = square_op(kind, *n, a, *lda);
-    op.uplo = fortran_flag(uplo);
-    set_pivots(op, ipiv);
+    LapackOp op = bunch_kaufman_op(kind, uplo, *n, a, *lda, ipiv);
     set_rhs(op, *nrhs, b, *ldb);
     route_without_workspace(
         op, routine, [&] { cpu.get()(GPUSHIM_LAPACK_sytrs_ARGS); }, info);
@@ -273,9 +277,7 @@ void lapack_sytrs(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 template <class T, class Int, class Cpu>
 void lapack_sysv(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
                  GPUSHIM_LAPACK_sysv_PARAMS(T, Int)) {
-    LapackOp op = square_op(kind, *n, a, *lda);
-    op.uplo = fortran_flag(uplo);
-    set_pivots(op, ipiv);
+    LapackOp op = bunch_kaufman_op(kind, uplo, *n, a, *lda, ipiv);
     set_rhs(op, *nrhs, b, *ldb);
     route_with_work(op, routine, work, lwork, info, [&](const auto& ws) {
         cpu.get()(uplo, n, nrhs, a, lda, ipiv, b, ldb, ws.work, ws.lwork, ws.info, uplo_len);

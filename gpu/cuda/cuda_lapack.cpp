@@ -197,6 +197,14 @@ int reserve_workspaces(LapackState& state, size_t device_bytes, size_t host_byte
     return reserve_host_workspace(state, host_bytes);
 }
 
+// The workspace of a legacy routine, whose query answered an int count of elements (negative
+// where that count overflowed: the size is then refused).
+template <class T>
+int reserve_legacy_workspace(LapackState& state, int lwork) {
+    if (lwork < 0) return kUnsupportedLapackSize;
+    return reserve_workspaces(state, static_cast<size_t>(lwork) * sizeof(T), 0);
+}
+
 void* work_area(const LapackState& state) {
     return static_cast<char*>(state.device_workspace) + kScratchBytes;
 }
@@ -479,10 +487,7 @@ int potri(const gpushim_lapack_op& op, LapackState& state) {
             Element<T>::potri_buffer_size(state.solver, fill(op.uplo), n, a, lda, &lwork))) {
         return status;
     }
-    if (lwork < 0) return kUnsupportedLapackSize;  // the int count overflowed
-    if (const int status = reserve_workspaces(state, static_cast<size_t>(lwork) * sizeof(T), 0)) {
-        return status;
-    }
+    if (const int status = reserve_legacy_workspace<T>(state, lwork)) return status;
     return status_from(Element<T>::potri(state.solver, fill(op.uplo), n, a, lda,
                                          static_cast<T*>(work_area(state)), lwork, op.info));
 }
@@ -665,10 +670,7 @@ int orgqr(const gpushim_lapack_op& op, LapackState& state) {
             Element<T>::orgqr_buffer_size(state.solver, m, n, k, a, lda, tau, &lwork))) {
         return status;
     }
-    if (lwork < 0) return kUnsupportedLapackSize;  // the int count overflowed
-    if (const int status = reserve_workspaces(state, static_cast<size_t>(lwork) * sizeof(T), 0)) {
-        return status;
-    }
+    if (const int status = reserve_legacy_workspace<T>(state, lwork)) return status;
     return status_from(Element<T>::orgqr(state.solver, m, n, k, a, lda, tau,
                                          static_cast<T*>(work_area(state)), lwork, op.info));
 }
@@ -688,10 +690,7 @@ int ormqr(const gpushim_lapack_op& op, LapackState& state) {
             state.solver, from, trans, m, n, k, a, lda, tau, c, ldc, &lwork))) {
         return status;
     }
-    if (lwork < 0) return kUnsupportedLapackSize;  // the int count overflowed
-    if (const int status = reserve_workspaces(state, static_cast<size_t>(lwork) * sizeof(T), 0)) {
-        return status;
-    }
+    if (const int status = reserve_legacy_workspace<T>(state, lwork)) return status;
     return status_from(Element<T>::ormqr(state.solver, from, trans, m, n, k, a, lda, tau, c, ldc,
                                          static_cast<T*>(work_area(state)), lwork, op.info));
 }
@@ -877,10 +876,7 @@ int sygvd(const gpushim_lapack_op& op, LapackState& state) {
                                           n, a, lda, b, ldb, w, &lwork))) {
         return status;
     }
-    if (lwork < 0) return kUnsupportedLapackSize;  // the int count overflowed
-    if (const int status = reserve_workspaces(state, static_cast<size_t>(lwork) * sizeof(T), 0)) {
-        return status;
-    }
+    if (const int status = reserve_legacy_workspace<T>(state, lwork)) return status;
     return status_from(Element<T>::sygvd(state.solver, itype, eigen_mode(op.jobz), fill(op.uplo), n,
                                          a, lda, b, ldb, w, static_cast<T*>(work_area(state)),
                                          lwork, op.info));

@@ -49,7 +49,9 @@ using namespace gpushim::test_harness;          // NOLINT(google-build-using-nam
 using namespace gpushim::test_harness::lapack;  // NOLINT(google-build-using-namespace)
 
 // --- Routines -----------------------------------------------------------------------------
-struct Getrs : Named<"getrs"> {
+// GETRS's arguments (its flag TRANS), which SYTRS takes too (its flag UPLO).
+template <Literal Name>
+struct PivotedSolve : Named<Name> {
     template <class T, class I>
     static void call(void* fn, const Args& x, Ints<I>& i, Operands<T>& o) {
         IntArgument<I> ipiv(o.ipiv);
@@ -57,6 +59,8 @@ struct Getrs : Named<"getrs"> {
                      &i.ldb, &i.info, kFlag);
     }
 };
+using Getrs = PivotedSolve<"getrs">;
+using Sytrs = PivotedSolve<"sytrs">;
 
 struct Gesv : Named<"gesv"> {
     template <class T, class I>
@@ -100,15 +104,6 @@ struct Trtri : Named<"trtri"> {
     template <class T, class I>
     static void call(void* fn, const Args& x, Ints<I>& i, Operands<T>& o) {
         call_fortran(fn, x.flag(0), x.flag(1), &i.n, o.a.data(), &i.lda, &i.info, kFlag, kFlag);
-    }
-};
-
-struct Sytrs : Named<"sytrs"> {
-    template <class T, class I>
-    static void call(void* fn, const Args& x, Ints<I>& i, Operands<T>& o) {
-        IntArgument<I> ipiv(o.ipiv);
-        call_fortran(fn, x.flag(0), &i.n, &i.nrhs, o.a.data(), &i.lda, ipiv.data(), o.b.data(),
-                     &i.ldb, &i.info, kFlag);
     }
 };
 
