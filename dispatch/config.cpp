@@ -90,8 +90,8 @@ bool is_known_variable(std::string_view name) {
     for (std::string_view known :
          {"GPUSHIM_CONFIG", "GPUSHIM_DISABLE", "GPUSHIM_THRESHOLD", "GPUSHIM_BACKEND",
           "GPUSHIM_REPORT", "GPUSHIM_LOG", "GPUSHIM_LOG_FILE", "GPUSHIM_CPU_BLAS",
-          "GPUSHIM_CPU_FFTW", "GPUSHIM_COPY_THREADS", "GPUSHIM_PANEL_BYTES", "GPUSHIM_CACHE_BYTES",
-          "GPUSHIM_GPU_MEMORY", "GPUSHIM_THRESHOLD_FFT"}) {
+          "GPUSHIM_CPU_LAPACK", "GPUSHIM_CPU_FFTW", "GPUSHIM_COPY_THREADS", "GPUSHIM_PANEL_BYTES",
+          "GPUSHIM_CACHE_BYTES", "GPUSHIM_GPU_MEMORY", "GPUSHIM_THRESHOLD_FFT"}) {
         if (name == known) return true;
     }
     if (is_plugin_variable(name)) return true;
@@ -225,6 +225,7 @@ Config load_config(const EnvironmentLookup& lookup) {
         config.collect_statistics = !config.report.empty();
     }
     if (const char* value = lookup("GPUSHIM_CPU_BLAS")) config.cpu_blas = value;
+    if (const char* value = lookup("GPUSHIM_CPU_LAPACK")) config.cpu_lapack = value;
     if (const char* value = lookup("GPUSHIM_CPU_FFTW")) config.cpu_fftw = value;
 
     // Half the hardware threads, at most 8: enough to outrun PCIe, leaving the rest alone.

@@ -25,6 +25,7 @@ struct Config {
     std::string report;               // empty: no report; "1": table on stderr; else a file path
     bool collect_statistics = false;  // a report was asked for
     std::string cpu_blas;
+    std::string cpu_lapack;  // empty: the LAPACK routines come from where cpu_blas says
     std::string cpu_fftw;
     // Host threads that pack operands into pinned staging and unpack results.
     unsigned copy_threads = 1;

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +11,7 @@
 
 #include "dispatch/config.h"
 #include "dispatch/log.h"
+#include "dispatch/routines.h"
 
 namespace gpushim::fallback {
 namespace {
@@ -96,6 +98,24 @@ void* find_in_loaded_objects(const char* symbol, bool wants_64bit_integers) {
     return nullptr;
 }
 
+// A Fortran name without its scheme's decorations: scipy_dgesv_64_, dgesv_64_ and dgesv_
+// are dgesv.
+std::string_view fortran_routine(std::string_view symbol) {
+    if (symbol.starts_with("scipy_")) symbol.remove_prefix(6);
+    if (symbol.ends_with("_64_")) {
+        symbol.remove_suffix(4);
+    } else if (symbol.ends_with('_')) {
+        symbol.remove_suffix(1);
+    }
+    return symbol;
+}
+
+bool is_lapack_routine(std::string_view symbol) {
+    const std::string_view routine = fortran_routine(symbol);
+    return std::ranges::any_of(kLapackRoutineNames,
+                               [routine](std::string_view name) { return name == routine; });
+}
+
 }  // namespace
 
 void* find_loaded_symbol(const char* symbol) {
@@ -141,20 +161,33 @@ void* find_cpu_symbol(const char* symbol, const std::string& override_path) {
     return nullptr;
 }
 
+CpuLibrarySetting cpu_library_setting(std::string_view symbol, const Config& settings) {
+    if (symbol.starts_with("fftw"))
+        return {"GPUSHIM_CPU_FFTW", "FFTW", settings.cpu_fftw, "GPUSHIM_CPU_FFTW"};
+    if (is_lapack_routine(symbol)) {
+        if (!settings.cpu_lapack.empty())
+            return {"GPUSHIM_CPU_LAPACK", "LAPACK", settings.cpu_lapack, "GPUSHIM_CPU_LAPACK"};
+        return {"GPUSHIM_CPU_LAPACK", "LAPACK", settings.cpu_blas, "GPUSHIM_CPU_BLAS"};
+    }
+    return {"GPUSHIM_CPU_BLAS", "BLAS", settings.cpu_blas, "GPUSHIM_CPU_BLAS"};
+}
+
 void* resolve_cpu_symbol(const char* symbol) {
-    const bool fftw = std::string_view(symbol).starts_with("fftw");
-    const char* variable = fftw ? "GPUSHIM_CPU_FFTW" : "GPUSHIM_CPU_BLAS";
-    const std::string& override_path = fftw ? config().cpu_fftw : config().cpu_blas;
-    void* found = find_cpu_symbol(symbol, override_path);
+    const CpuLibrarySetting setting = cpu_library_setting(symbol, config());
+    void* found = find_cpu_symbol(symbol, setting.path);
     if (found == nullptr) {
-        if (override_path.empty()) {
+        if (setting.path.empty()) {
             std::fprintf(stderr,
                          "gpushim: error: no CPU library in this process defines %s; set %s to "
                          "the path of a %s library that does\n",
-                         symbol, variable, fftw ? "FFTW" : "BLAS");
+                         symbol, setting.variable, setting.kind);
         } else {
-            std::fprintf(stderr, "gpushim: error: %s=%s cannot be loaded or does not define %s\n",
-                         variable, override_path.c_str(), symbol);
+            std::fprintf(stderr,
+                         "gpushim: error: %s=%s cannot be loaded or does not define %s, nor does "
+                         "any other CPU library in this process; set %s to the path of a %s "
+                         "library that does\n",
+                         setting.path_variable, setting.path.c_str(), symbol, setting.variable,
+                         setting.kind);
         }
         std::abort();
     }

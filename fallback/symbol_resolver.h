@@ -3,7 +3,10 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "dispatch/config.h"
 
 namespace gpushim::fallback {
 
@@ -14,9 +17,23 @@ namespace gpushim::fallback {
 // 32-bit name) is passed over.
 void* find_cpu_symbol(const char* symbol, const std::string& override_path);
 
-// As find_cpu_symbol with GPUSHIM_CPU_FFTW (FFTW's names) or GPUSHIM_CPU_BLAS (all others)
-// as the override; when nothing is found, stops the process with a message naming the
-// symbol and the variable to set (a wrong answer is worse than a clear stop).
+// The setting that names the CPU library of a symbol: GPUSHIM_CPU_FFTW for FFTW's names,
+// GPUSHIM_CPU_LAPACK for the LAPACK routines of the routine table (under any name scheme),
+// GPUSHIM_CPU_BLAS for the others.
+struct CpuLibrarySetting {
+    const char* variable;  // the setting for the symbol's kind of library
+    const char* kind;      // "BLAS", "LAPACK" or "FFTW"
+    // The override to search first (empty: none), and the setting it comes from: a LAPACK
+    // routine's is GPUSHIM_CPU_BLAS's while GPUSHIM_CPU_LAPACK is unset, as OpenBLAS, MKL
+    // and BLIS+libFLAME builds hold both.
+    std::string path;
+    const char* path_variable;
+};
+CpuLibrarySetting cpu_library_setting(std::string_view symbol, const Config& settings);
+
+// As find_cpu_symbol with the override of cpu_library_setting; when nothing is found, stops
+// the process with a message naming the symbol and the variable to set (a wrong answer is
+// worse than a clear stop).
 void* resolve_cpu_symbol(const char* symbol);
 
 // A definition of `symbol` in the objects already loaded (never the shim's), or nullptr:

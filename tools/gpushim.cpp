@@ -27,8 +27,8 @@ constexpr const char* kUsage =
     "      which the device was faster (default: sgemm,dgemm,cgemm,zgemm,dgetrf,dpotrf,\n"
     "      zgetrf,zpotrf,dsyevd,zheevd,dgesdd,zgesdd,fft; n up to 8192 (at most 65536), FFTs\n"
     "      2^10 to 2^26 points; 120 s); --write FILE also writes them\n"
-    "      to a settings file, replacing it (GPUSHIM_CONFIG=FILE); GPUSHIM_CPU_BLAS and\n"
-    "      GPUSHIM_CPU_FFTW name the CPU libraries to time\n";
+    "      to a settings file, replacing it (GPUSHIM_CONFIG=FILE); GPUSHIM_CPU_BLAS,\n"
+    "      GPUSHIM_CPU_LAPACK and GPUSHIM_CPU_FFTW name the CPU libraries to time\n";
 
 int usage_error(const std::string& why) {
     std::fprintf(stderr, "gpushim: %s\n%s", why.c_str(), kUsage);

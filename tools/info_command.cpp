@@ -15,8 +15,9 @@ namespace gpushim::tools {
 namespace {
 
 // Where a call of `symbol` would go on the CPU.
-std::string cpu_library(const char* symbol, const std::string& override_path) {
-    void* address = fallback::find_cpu_symbol(symbol, override_path);
+std::string cpu_library(const char* symbol, const Config& settings) {
+    void* address =
+        fallback::find_cpu_symbol(symbol, fallback::cpu_library_setting(symbol, settings).path);
     return address != nullptr ? fallback::library_of(address) : "not found";
 }
 std::string or_default(const std::string& value, const char* fallback) {
@@ -93,10 +94,9 @@ int run_info() {
         }
     }
 
-    std::printf("CPU BLAS (dgemm_): %s\n", cpu_library("dgemm_", settings.cpu_blas).c_str());
-    std::printf("CPU LAPACK (dgesv_): %s\n", cpu_library("dgesv_", settings.cpu_blas).c_str());
-    std::printf("FFTW (fftw_execute): %s\n",
-                cpu_library("fftw_execute", settings.cpu_fftw).c_str());
+    std::printf("CPU BLAS (dgemm_): %s\n", cpu_library("dgemm_", settings).c_str());
+    std::printf("CPU LAPACK (dgesv_): %s\n", cpu_library("dgesv_", settings).c_str());
+    std::printf("FFTW (fftw_execute): %s\n", cpu_library("fftw_execute", settings).c_str());
     return 0;
 }
 

@@ -425,8 +425,8 @@ int run_tune(const TuneOptions& options) {
     for (const std::string& routine : options.routines) {
         const bool fft = routine == "fft";
         const std::string symbol = fft ? "fftw_execute" : routine + "_";
-        void* cpu_function =
-            fallback::find_cpu_symbol(symbol.c_str(), fft ? config().cpu_fftw : config().cpu_blas);
+        const fallback::CpuLibrarySetting setting = fallback::cpu_library_setting(symbol, config());
+        void* cpu_function = fallback::find_cpu_symbol(symbol.c_str(), setting.path);
         std::string text =
             "#\n# " + routine + ": the CPU's " +
             (cpu_function != nullptr ? fallback::library_of(cpu_function) : "(none)") +
@@ -434,8 +434,7 @@ int run_tune(const TuneOptions& options) {
         std::string problem;
         std::vector<TuneMeasurement> measurements;
         if (cpu_function == nullptr) {
-            problem = "no CPU library defines " + symbol +
-                      (fft ? " (set GPUSHIM_CPU_FFTW)" : " (set GPUSHIM_CPU_BLAS)");
+            problem = "no CPU library defines " + symbol + " (set " + setting.variable + ")";
         } else {
             measurements = measure(routine, cpu_function, options.max_n, budget, problem);
         }

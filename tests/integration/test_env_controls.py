@@ -19,6 +19,9 @@ than hostsim the GPUSHIM_HOSTSIM_* cases are left out.
   - GPUSHIM_REPORT=1: the table on stderr names dgemm
   - GPUSHIM_THRESHOLD=banana: a warning naming GPUSHIM_THRESHOLD, correct results
   - GPUSHIM_CPU_BLAS=Debian's reference libblas.so.3 (+ GPUSHIM_DISABLE=1): correct
+  - GPUSHIM_CPU_LAPACK=Debian's reference liblapack.so.3, and a solve (np.linalg.solve):
+    correct, and the debug log says dgesv_ comes from it (GPUSHIM_DISABLE=1; and offloaded
+    to hostsim, which computes on the CPU LAPACK the shim resolves for it)
 A settings file (GPUSHIM_CONFIG) holds the same settings; the environment wins:
   - a file with GPUSHIM_THRESHOLD=0, no threshold in the environment: offloaded
   - a file with GPUSHIM_DISABLE=1: nothing on the GPU; with GPUSHIM_DISABLE=0 in the
@@ -58,6 +61,15 @@ for dt in (np.float64, np.complex128, np.float32):
         if not np.all(err <= bound):
             bad += 1
             print(f"WRONG {dt.__name__} n={n} max err {err.max():.3g}")
+if len(sys.argv) > 2:  # and a solve: backward error |A y - b| <= c n eps |A| |y|
+    a = r.standard_normal((n, n))
+    b = r.standard_normal(n)
+    y = np.linalg.solve(a, b)
+    err = np.abs(mv(a, y) - b).max()
+    bound = 16 * n * np.finfo(np.float64).eps * np.abs(a).sum(axis=1).max() * np.abs(y).max()
+    if not err <= bound:
+        bad += 1
+        print(f"WRONG solve n={n}: |A y - b| {err:.3g} > {bound:.3g}")
 print("RESULTS", "WRONG" if bad else "OK")
 sys.exit(1 if bad else 0)
 '''
@@ -72,6 +84,7 @@ def main() -> int:
     plugin_path = backend if "/" in backend else os.path.join(os.path.dirname(shim),
                                                               f"libgpushim_{backend}.so")
     ref_blas = "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3"
+    ref_lapack = "/usr/lib/x86_64-linux-gnu/lapack/liblapack.so.3"
     mib = 1 << 20
 
     # name, size, make_env kwargs, extra env, expectations
@@ -117,6 +130,17 @@ def main() -> int:
                       {"GPUSHIM_CPU_BLAS": ref_blas, "GPUSHIM_DISABLE": "1"}, {"gpu": "none"}))
         cases.append(("CPU_BLAS=reference, offloaded", 80, {},
                       {"GPUSHIM_CPU_BLAS": ref_blas}, {"gpu": "dgemm"}))
+    # "@solve": the program solves a system too (LAPACK's GESV).
+    if os.path.isfile(ref_lapack):
+        cases.append(("CPU_LAPACK=reference", 80, {},
+                      {"@solve": True, "GPUSHIM_CPU_LAPACK": ref_lapack, "GPUSHIM_DISABLE": "1",
+                       "GPUSHIM_LOG": "debug"},
+                      {"gpu": "none", "stderr_has": f"dgesv_ on the CPU comes from {ref_lapack}"}))
+    if os.path.isfile(ref_lapack) and backend == "hostsim":
+        cases.append(("CPU_LAPACK=reference, offloaded", 80, {},
+                      {"@solve": True, "GPUSHIM_CPU_LAPACK": ref_lapack, "GPUSHIM_LOG": "debug"},
+                      {"gpu": "dgemm,dgesv",
+                       "stderr_has": f"dgesv_ on the CPU comes from {ref_lapack}"}))
 
     if backend != "hostsim":
         left_out = [c[0] for c in cases if any(k.startswith("GPUSHIM_HOSTSIM_") for k in c[3])]
@@ -131,8 +155,9 @@ def main() -> int:
         for i, (name, n, kw, extra, expect) in enumerate(cases):
             rdir = os.path.join(tmp, f"case{i}")
             os.mkdir(rdir)
+            extra = dict(extra)
+            solve = ["solve"] if extra.pop("@solve", False) else []
             if "@config" in extra:
-                extra = dict(extra)
                 config = os.path.join(rdir, "gpushim.conf")
                 text = extra.pop("@config")
                 if text is not None:
@@ -143,7 +168,7 @@ def main() -> int:
                 env = st.make_env(shim, None, extra={"GPUSHIM_REPORT": "1", **extra}, **kw)
             else:
                 env = st.make_env(shim, rdir, extra=extra, **kw)
-            res = st.run([args.python, prog, str(n)], env, cwd=tmp)
+            res = st.run([args.python, prog, str(n)] + solve, env, cwd=tmp)
             mine = []
             if res.returncode != 0 or "RESULTS OK" not in res.stdout:
                 mine.append(f"exit {res.returncode}, stdout {res.stdout.strip()!r}")

@@ -8,7 +8,8 @@
   - info, a settings file with GPUSHIM_THRESHOLD_DGEMM=77, the backend under test: names
     the file, dgemm's threshold, the device, the residency cache's room, the CPU BLAS
     library; exit 0; with GPUSHIM_CACHE_BYTES=0: the cache is off; with
-    GPUSHIM_GPU_MEMORY=4G: that limit, and a cache of a quarter of it
+    GPUSHIM_GPU_MEMORY=4G: that limit, and a cache of a quarter of it; with
+    GPUSHIM_CPU_LAPACK=Debian's reference LAPACK: that library for dgesv_
   - info with a backend that does not exist: says there is no device; exit 0
   - tune --routines dgemm,dgetrf,dsyevd,zgesdd,fft --max-n 160 --write FILE, the backend
     under test: exit 0; sizes measured (the device completed its calls); every line of FILE
@@ -87,6 +88,11 @@ def main() -> int:
         expect("info, GPUSHIM_GPU_MEMORY=4G", res_limit, 0,
                "device memory gpushim may hold: 4.29 GB (GPUSHIM_GPU_MEMORY)",
                "residency cache: up to 1.07 GB")
+        ref_lapack = "/usr/lib/x86_64-linux-gnu/lapack/liblapack.so.3"
+        if os.path.isfile(ref_lapack):
+            res_lapack = st.run([tool, "info"], tool_env(extra={"GPUSHIM_CPU_LAPACK": ref_lapack}))
+            expect("info, GPUSHIM_CPU_LAPACK=reference", res_lapack, 0,
+                   f"CPU LAPACK (dgesv_): {ref_lapack}")
         if st.test_backend() == "hostsim" and "device: hostsim" not in res.stdout:
             problems.append(f"info: the device is not hostsim's: {res.stdout[-800:]!r}")
         if "CPU BLAS (dgemm_): not found" in res.stdout:

@@ -62,6 +62,15 @@ TEST(Config, FftThresholdsArePointsWithTheirOwnFamilySetting) {
     EXPECT_EQ(load({{"GPUSHIM_CPU_FFTW", "/opt/libfftw3.so.3"}}).cpu_fftw, "/opt/libfftw3.so.3");
 }
 
+TEST(Config, CpuLapack) {
+    EXPECT_TRUE(load({{"GPUSHIM_CPU_BLAS", "/opt/libblas.so.3"}}).cpu_lapack.empty());
+    EXPECT_EQ(load({{"GPUSHIM_CPU_LAPACK", "/opt/liblapack.so.3"}}).cpu_lapack,
+              "/opt/liblapack.so.3");
+    char name[] = "GPUSHIM_CPU_LAPACK=/opt/liblapack.so.3";
+    char* variables[] = {name, nullptr};
+    EXPECT_TRUE(unknown_variables(variables).empty());
+}
+
 TEST(Config, InvalidValuesKeepDefaults) {
     const Config config = load({{"GPUSHIM_THRESHOLD", "big"},
                                 {"GPUSHIM_THRESHOLD_SGEMM", "-3"},

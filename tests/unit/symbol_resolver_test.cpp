@@ -133,6 +133,36 @@ TEST(SymbolResolverDeathTest, SearchingWhileAnotherThreadLoadsLibrariesDoesNotHa
         testing::ExitedWithCode(0), "");
 }
 
+TEST(SymbolResolver, EachKindOfRoutineHasItsOwnSetting) {
+    Config settings;
+    settings.cpu_blas = "blas.so";
+    settings.cpu_fftw = "fftw.so";
+    for (const char* blas : {"dgemm_", "dgemm_64_", "cblas_zherk", "scipy_cblas_dgemm64_",
+                             "scipy_strsm_", "openblas_get_config"}) {
+        const CpuLibrarySetting setting = cpu_library_setting(blas, settings);
+        EXPECT_STREQ(setting.variable, "GPUSHIM_CPU_BLAS") << blas;
+        EXPECT_EQ(setting.path, "blas.so") << blas;
+    }
+    EXPECT_STREQ(cpu_library_setting("fftwf_execute", settings).variable, "GPUSHIM_CPU_FFTW");
+    EXPECT_EQ(cpu_library_setting("fftw_plan_dft_1d", settings).path, "fftw.so");
+
+    // The LAPACK routines take GPUSHIM_CPU_BLAS's library while GPUSHIM_CPU_LAPACK is unset.
+    const char* lapack[] = {"dgesv_", "zheevd_64_", "scipy_sgesdd_", "scipy_cungqr_64_"};
+    for (const char* routine : lapack) {
+        const CpuLibrarySetting setting = cpu_library_setting(routine, settings);
+        EXPECT_STREQ(setting.variable, "GPUSHIM_CPU_LAPACK") << routine;
+        EXPECT_STREQ(setting.path_variable, "GPUSHIM_CPU_BLAS") << routine;
+        EXPECT_EQ(setting.path, "blas.so") << routine;
+    }
+    settings.cpu_lapack = "lapack.so";
+    for (const char* routine : lapack) {
+        const CpuLibrarySetting setting = cpu_library_setting(routine, settings);
+        EXPECT_STREQ(setting.path_variable, "GPUSHIM_CPU_LAPACK") << routine;
+        EXPECT_EQ(setting.path, "lapack.so") << routine;
+    }
+    EXPECT_EQ(cpu_library_setting("dgemm_", settings).path, "blas.so");
+}
+
 TEST(SymbolResolverDeathTest, NothingFoundStopsWithAMessage) {
     EXPECT_DEATH(
         resolve_cpu_symbol("gpushim_no_such_routine_"),
