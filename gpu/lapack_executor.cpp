@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <vector>
 
 #include "dispatch/log.h"
@@ -23,35 +25,37 @@ std::size_t aligned(std::size_t bytes) {
     return (bytes + 7) / 8 * 8;
 }
 
+// The address of element (j, j) of a column-major matrix.
+const std::byte* diagonal_element(const Matrix& m, int64_t j) {
+    return m.host + static_cast<std::size_t>(j * m.ld + j) * m.element;
+}
+
 // LAPACK's POTRF stops at a diagonal element that is not positive or is NaN; a device
 // library may carry a NaN through with INFO = 0. The real part of each diagonal element of
-// the packed factor is checked, so that such a call is left to the CPU library.
+// the factor is checked, so that such a call is left to the CPU library.
 template <class Real>
-bool diagonal_is_positive(const std::byte* packed, int64_t n, std::size_t element) {
-    for (int64_t j = 0; j < n; ++j) {
+bool diagonal_is_positive(const Matrix& factor) {
+    for (int64_t j = 0; j < factor.extent.cols; ++j) {
         Real value;
-        std::memcpy(&value, packed + static_cast<std::size_t>(j * n + j) * element, sizeof value);
+        std::memcpy(&value, diagonal_element(factor, j), sizeof value);
         if (!(value > Real(0))) return false;
     }
     return true;
 }
 
-bool factor_diagonal_is_positive(const LapackOp& op, const std::byte* packed) {
-    const std::size_t element = element_size(op.precision);
+bool factor_diagonal_is_positive(const LapackOp& op, const Matrix& factor) {
     const bool single = op.precision == GPUSHIM_PREC_S || op.precision == GPUSHIM_PREC_C;
-    return single ? diagonal_is_positive<float>(packed, op.n, element)
-                  : diagonal_is_positive<double>(packed, op.n, element);
+    return single ? diagonal_is_positive<float>(factor) : diagonal_is_positive<double>(factor);
 }
 
-// GELS answers INFO = k for an exactly zero R(k,k) (a rank-deficient A); the packed m x n
-// factors of the device hold R in their upper triangle.
-bool r_diagonal_has_zero(const LapackOp& op, const std::byte* packed) {
-    const std::size_t element = element_size(op.precision);
-    const std::size_t real = is_complex(op.precision) ? element / 2 : element;
-    for (int64_t j = 0; j < op.n; ++j) {
-        const std::byte* entry = packed + static_cast<std::size_t>(j * op.m + j) * element;
+// GELS answers INFO = k for an exactly zero R(k,k) (a rank-deficient A); the m x n factors
+// hold R in their upper triangle.
+bool r_diagonal_has_zero(const LapackOp& op, const Matrix& factors) {
+    const std::size_t real = is_complex(op.precision) ? factors.element / 2 : factors.element;
+    for (int64_t j = 0; j < std::min(factors.extent.rows, factors.extent.cols); ++j) {
+        const std::byte* entry = diagonal_element(factors, j);
         bool zero = true;
-        for (std::size_t offset = 0; offset < element; offset += real) {
+        for (std::size_t offset = 0; offset < factors.element; offset += real) {
             if (real == sizeof(float)) {
                 float value;
                 std::memcpy(&value, entry + offset, sizeof value);
@@ -67,16 +71,15 @@ bool r_diagonal_has_zero(const LapackOp& op, const std::byte* packed) {
     return false;
 }
 
-// Whether the device's results may be delivered: INFO = 0, and what LAPACK would still
-// reject (a NaN or non-positive Cholesky pivot, a zero in GELS's R) is not there.
-bool device_result_usable(const LapackOp& op, int info, const std::byte* packed_a) {
-    if (info != 0) return false;
+// Whether the device's factors, delivered into the caller's A, are what LAPACK would
+// accept: not a NaN or non-positive Cholesky pivot, nor a zero in GELS's R.
+bool delivered_factors_acceptable(const LapackOp& op, const Matrix& a) {
     switch (op.kind) {
         case GPUSHIM_POTRF:
         case GPUSHIM_POSV:
-            return factor_diagonal_is_positive(op, packed_a);
+            return factor_diagonal_is_positive(op, a);
         case GPUSHIM_GELS:
-            return !r_diagonal_has_zero(op, packed_a);
+            return !r_diagonal_has_zero(op, a);
         default:
             return true;
     }
@@ -99,15 +102,38 @@ Matrix delivered_part(const LapackOperand& operand, int64_t found) {
     return part;
 }
 
-// Whether an operand's result comes back through the chunk buffers, straight into the
-// caller's array: an output that is no input, delivered whole (or its `found` prefix).
-bool streamed(const LapackOperand& operand) {
-    return operand.deliver && !operand.upload && operand.part == Triangle::all;
+// Whether the call overwrites an array of the caller's (factors, solutions, SYEVD's
+// eigenvectors): it is kept aside until the device's version has arrived whole and is
+// acceptable.
+bool overwritten(const LapackOperand& operand) {
+    return operand.deliver && operand.upload;
 }
 
-// Whether an operand's result comes back whole into the pinned result buffer first.
-bool buffered(const LapackOperand& operand) {
-    return operand.deliver && !streamed(operand);
+// Where the arrays a call overwrites are kept aside: pageable memory of the thread's, kept
+// for its next calls up to kKeptBackupBytes; a larger backup is allocated for its call
+// alone. Copying them while the device computes costs less than pinning a buffer of their
+// size for the result and keeping it (pinned memory is the system's to lose: 12 GB after an
+// order-32768 DGETRF).
+constexpr std::size_t kKeptBackupBytes = std::size_t{1} << 30;
+
+struct KeptBackup {
+    std::unique_ptr<std::byte[]> data;
+    std::size_t capacity = 0;
+};
+thread_local KeptBackup kept_backup;
+
+// Room for `bytes` of backup, or nullptr when the host has none; `own` holds a backup
+// larger than the kept one's limit.
+std::byte* backup_room(std::size_t bytes, std::unique_ptr<std::byte[]>& own) {
+    if (bytes > kKeptBackupBytes) {
+        own.reset(new (std::nothrow) std::byte[bytes]);
+        return own.get();
+    }
+    if (kept_backup.capacity < bytes) {
+        kept_backup.data.reset(new (std::nothrow) std::byte[bytes]);
+        kept_backup.capacity = kept_backup.data != nullptr ? bytes : 0;
+    }
+    return kept_backup.data.get();
 }
 
 std::vector<int64_t> widened_pivots(const LapackOp& op, int64_t count) {
@@ -138,30 +164,30 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     const LapackOperands operands = lapack_operands(op);
     const auto pivot_bytes = static_cast<std::size_t>(operands.pivot_count) * sizeof(int64_t);
 
-    // Device: each array packed, then the pivots and INFO. Result buffer: each buffered
-    // array (an input the call overwrites), then the pivots (when delivered) and INFO. The
-    // streamed outputs (U, VT, eigenvalues, eigenvectors of the nonsymmetric and range drivers,
-    // tau) come back through the chunk buffers into the caller's arrays once the call is known
-    // to have succeeded, each chunk delivered while the next one is copied: no pinned buffer of
-    // their size. Should that copy fail half-way, the inputs are still the caller's, and the
-    // CPU writes the outputs again (all but, for SYEVR by value, entries beyond the count the
-    // CPU finds, which LAPACK leaves unspecified).
+    // Device: each array packed, then the pivots, INFO and the count found. Result buffer
+    // (pinned): the pivots (when delivered), the count found and INFO. Once they say the call
+    // succeeded, the arrays come back through the chunk buffers into the caller's, each chunk
+    // written while the next one is copied. The arrays the call overwrites are first copied
+    // aside (the backup), while the device computes: should a copy fail half-way, or the
+    // factors be what LAPACK rejects, they are put back and the CPU computes the call from
+    // them, writing every output again (all but, for SYEVR by value, entries beyond the count
+    // the CPU finds, which LAPACK leaves unspecified).
     std::size_t sizes[kMaxParts] = {};
-    std::size_t result_offsets[kMaxParts] = {};
-    std::size_t result_bytes = 0;
+    std::size_t backup_offsets[kMaxParts] = {};
+    std::size_t backup_bytes = 0;
     for (std::size_t i = 0; i < operands.count; ++i) {
         const LapackOperand& operand = operands.list[i];
         sizes[i] = operand.host.bytes();
-        if (buffered(operand)) {
-            result_offsets[i] = result_bytes;
-            result_bytes += aligned(sizes[i]);
+        if (overwritten(operand)) {
+            backup_offsets[i] = backup_bytes;
+            backup_bytes += sizes[i];
         }
     }
     sizes[kPivotsPart] = pivot_bytes;
     sizes[kInfoPart] = sizeof(int);
     sizes[kFoundPart] = operands.counts_found ? sizeof(int64_t) : 0;
-    result_offsets[kPivotsPart] = result_bytes;
-    if (operands.pivots_out) result_bytes += aligned(pivot_bytes);
+    std::size_t result_offsets[kMaxParts] = {};
+    std::size_t result_bytes = operands.pivots_out ? aligned(pivot_bytes) : 0;
     result_offsets[kFoundPart] = result_bytes;
     result_bytes += aligned(sizes[kFoundPart]);
     result_offsets[kInfoPart] = result_bytes;
@@ -177,6 +203,15 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
         std::size_t total = 0;
         for (std::size_t bytes : sizes) total += bytes;
         report_does_not_fit(*plugin, "", total);
+        return Outcome::unavailable;
+    }
+    std::unique_ptr<std::byte[]> own_backup;
+    std::byte* const backup = backup_bytes > 0 ? backup_room(backup_bytes, own_backup) : nullptr;
+    if (backup_bytes > 0 && backup == nullptr) {
+        log::write(log::Level::info,
+                   "no host memory for a %.1f MB copy of the arrays the call overwrites; "
+                   "computing on the CPU",
+                   static_cast<double>(backup_bytes) * 1e-6);
         return Outcome::unavailable;
     }
 
@@ -214,19 +249,16 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
         status = plugin->lapack(&device_op, context->queue[0]);
     }
     if (status == 0) step = "download";
-    for (std::size_t i = 0; i < operands.count && status == 0; ++i) {
-        const LapackOperand& operand = operands.list[i];
-        if (!buffered(operand) || sizes[i] == 0) continue;
-        status = staging.download(buffers.part(i), result_offsets[i], operand.host.column_bytes(),
-                                  static_cast<std::size_t>(operand.host.extent.cols), 0);
-    }
     if (status == 0 && operands.pivots_out && pivot_bytes > 0)
-        status = staging.download(device_op.ipiv, result_offsets[kPivotsPart], pivot_bytes, 1, 0);
+        status = staging.download(device_op.ipiv, 0, pivot_bytes, 1, 0);
     if (status == 0 && operands.counts_found)
         status =
             staging.download(device_op.found, result_offsets[kFoundPart], sizeof(int64_t), 1, 0);
     if (status == 0)
         status = staging.download(device_op.info, result_offsets[kInfoPart], sizeof(int), 1, 0);
+    for (std::size_t i = 0; i < operands.count && status == 0; ++i) {
+        if (overwritten(operands.list[i])) pack(operands.list[i].host, backup + backup_offsets[i]);
+    }
     status = staging.finish(status, step);
     if (status != 0 && DeviceMemoryPool::refused_takes_on_this_thread() != refused_before) {
         log::write(log::Level::info,
@@ -243,11 +275,9 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     const auto* result = static_cast<const std::byte*>(context->result[0]);
     int info = 0;
     std::memcpy(&info, result + result_offsets[kInfoPart], sizeof info);
-    if (!device_result_usable(op, info, result + result_offsets[0])) {
+    if (info != 0) {
         log::write(log::Level::debug,
-                   "device operation reports INFO = %d (or a result LAPACK rejects); the CPU "
-                   "computes the call",
-                   info);
+                   "device operation reports INFO = %d; the CPU computes the call", info);
         return Outcome::unavailable;
     }
     int64_t found = 0;
@@ -260,39 +290,45 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     }
     std::vector<int64_t> pivots(operands.pivots_out ? static_cast<std::size_t>(operands.pivot_count)
                                                     : 0);
-    if (!pivots.empty()) {
-        std::memcpy(pivots.data(), result + result_offsets[kPivotsPart],
-                    pivots.size() * sizeof(int64_t));
-    }
+    if (!pivots.empty()) std::memcpy(pivots.data(), result, pivots.size() * sizeof(int64_t));
     if (operands.pivots_out && !pivots_plausible(op, pivots.data(), operands.pivot_count)) {
         report_failure(*plugin, "pivot check", -1);
         return Outcome::failed;
     }
-    step = "download";
+
     for (std::size_t i = 0; i < operands.count && status == 0; ++i) {
         const LapackOperand& operand = operands.list[i];
-        if (!streamed(operand)) continue;
+        if (!operand.deliver) continue;
         // The delivered part of a packed array is a prefix of it: the first `found` columns,
         // or the first `found` entries of a vector.
         const Matrix part = delivered_part(operand, found);
         status = staging.download_packed(
             buffers.part(i), part.bytes(),
-            [&part](const std::byte* chunk, std::size_t offset, std::size_t bytes) {
-                deliver_chunk(chunk, offset, bytes, part);
+            [&part, &operand](const std::byte* chunk, std::size_t offset, std::size_t bytes) {
+                deliver_chunk(chunk, offset, bytes, part, operand.part);
             },
             0);
     }
     status = staging.finish(status, step);
+    const auto put_back = [&] {
+        for (std::size_t i = 0; i < operands.count; ++i) {
+            const LapackOperand& operand = operands.list[i];
+            if (overwritten(operand))
+                deliver(backup + backup_offsets[i], operand.host, Triangle::all);
+        }
+    };
     if (status != 0) {
+        put_back();
         report_failure(*plugin, step, status);
         return Outcome::failed;
     }
-    if (operands.counts_found) *op.found = found;
-    for (std::size_t i = 0; i < operands.count; ++i) {
-        const LapackOperand& operand = operands.list[i];
-        if (buffered(operand))
-            deliver(result + result_offsets[i], delivered_part(operand, found), operand.part);
+    if (!delivered_factors_acceptable(op, operands.list[0].host)) {
+        put_back();
+        log::write(log::Level::debug,
+                   "the device's factors hold what LAPACK rejects; the CPU computes the call");
+        return Outcome::unavailable;
     }
+    if (operands.counts_found) *op.found = found;
     if (operands.pivots_out) store_pivots(op, pivots);
     return Outcome::completed;
 }

@@ -1,7 +1,9 @@
 // Runs a LAPACK operation on the device: its inputs staged in, the plugin's operation, its
-// outputs, pivots and INFO staged back. The caller's arrays are written only when the
-// operation succeeded (INFO = 0): otherwise the CPU library recomputes the call from the
-// untouched inputs, so that a failed call leaves exactly what LAPACK leaves.
+// pivots and INFO staged back, then its outputs, chunk by chunk, into the caller's arrays.
+// Those arrays keep the device's results only when the operation succeeded (INFO = 0) and
+// all of them arrived: otherwise the ones it overwrites are put back as they were (a copy
+// taken while the device computed), and the CPU library recomputes the call from them, so
+// that a failed call leaves exactly what LAPACK leaves.
 #pragma once
 
 #include "dispatch/lapack_call.h"

@@ -218,15 +218,48 @@ int Staging::send_chunk(std::byte* device, const std::byte* staging, std::size_t
     return plugin_.event_record(context_.chunk_done[current_], context_.queue[q]);
 }
 
-void deliver_chunk(const std::byte* chunk, std::size_t offset, std::size_t bytes,
-                   const Matrix& out) {
+namespace {
+
+// The rows [first, last) of column j that `part` holds, its diagonal element being in row d.
+std::pair<int64_t, int64_t> rows_of(Triangle part, int64_t d, int64_t rows) {
+    switch (part) {
+        case Triangle::all:
+            return {0, rows};
+        case Triangle::upper:
+            return {0, std::clamp<int64_t>(d + 1, 0, rows)};
+        case Triangle::strictly_upper:
+            return {0, std::clamp<int64_t>(d, 0, rows)};
+        case Triangle::lower:
+            return {std::clamp<int64_t>(d, 0, rows), rows};
+        case Triangle::strictly_lower:
+            return {std::clamp<int64_t>(d + 1, 0, rows), rows};
+    }
+    return {0, rows};
+}
+
+}  // namespace
+
+void deliver_chunk(const std::byte* chunk, std::size_t offset, std::size_t bytes, const Matrix& out,
+                   Triangle part) {
     const std::size_t pieces = (bytes + kCopyPieceBytes - 1) / kCopyPieceBytes;
+    const std::size_t column_bytes = out.column_bytes();
     parallel_copy(pieces, bytes, [&](std::size_t piece) {
         const std::size_t begin = offset + piece * kCopyPieceBytes;
         const std::size_t end = std::min(begin + kCopyPieceBytes, offset + bytes);
         for_each_segment(
             out, begin, end, [&](const std::byte* target, std::size_t at, std::size_t length) {
-                std::memcpy(const_cast<std::byte*>(target), chunk + (at - offset), length);
+                // This segment is rows [from, to) of column j; the triangle's rows of it are
+                // written.
+                const auto j = static_cast<int64_t>(at / column_bytes);
+                const std::size_t from = at % column_bytes;
+                const auto [first, last] = rows_of(part, j, out.extent.rows);
+                const std::size_t low =
+                    std::max(from, static_cast<std::size_t>(first) * out.element);
+                const std::size_t high =
+                    std::min(from + length, static_cast<std::size_t>(last) * out.element);
+                if (low >= high) return;
+                std::memcpy(const_cast<std::byte*>(target) + (low - from),
+                            chunk + (at - offset) + (low - from), high - low);
             });
     });
 }
@@ -236,19 +269,26 @@ void deliver(const std::byte* packed, const Matrix& out, Triangle part, int64_t 
     auto* host = const_cast<std::byte*>(out.host);
     parallel_copy(static_cast<std::size_t>(out.extent.cols), out.bytes(), [&](std::size_t column) {
         const auto j = static_cast<int64_t>(column);
-        const int64_t d = j + diagonal;  // the row of this column's diagonal element
-        int64_t first = 0;
-        int64_t last = out.extent.rows;
-        if (part == Triangle::upper) last = std::min(d + 1, out.extent.rows);
-        if (part == Triangle::strictly_upper) last = std::min(d, out.extent.rows);
-        if (part == Triangle::lower) first = std::min(d, out.extent.rows);
-        if (part == Triangle::strictly_lower) first = std::min(d + 1, out.extent.rows);
+        const auto [first, last] = rows_of(part, j + diagonal, out.extent.rows);
         const std::size_t offset = static_cast<std::size_t>(first) * out.element;
         const std::size_t length = static_cast<std::size_t>(last - first) * out.element;
         std::memcpy(
             host + static_cast<std::size_t>(j) * static_cast<std::size_t>(out.ld) * out.element +
                 offset,
             packed + column * column_bytes + offset, length);
+    });
+}
+
+void pack(const Matrix& m, std::byte* packed) {
+    const std::size_t total = m.bytes();
+    const std::size_t pieces = (total + kCopyPieceBytes - 1) / kCopyPieceBytes;
+    parallel_copy(pieces, total, [&](std::size_t piece) {
+        const std::size_t begin = piece * kCopyPieceBytes;
+        const std::size_t end = std::min(begin + kCopyPieceBytes, total);
+        for_each_segment(m, begin, end,
+                         [&](const std::byte* source, std::size_t at, std::size_t length) {
+                             std::memcpy(packed + at, source, length);
+                         });
     });
 }
 

@@ -121,9 +121,13 @@ enum class Triangle { all, upper, lower, strictly_upper, strictly_lower };
 void deliver(const std::byte* packed, const Matrix& out, Triangle part, int64_t diagonal = 0);
 
 // Writes the bytes [offset, offset + bytes) of a matrix's packed form, held in `chunk`, where
-// they belong in the caller's matrix `out` (all of it: no triangle).
-void deliver_chunk(const std::byte* chunk, std::size_t offset, std::size_t bytes,
-                   const Matrix& out);
+// they belong in the caller's matrix `out`: all of them, or those in one triangle (whose
+// diagonal starts at row 0).
+void deliver_chunk(const std::byte* chunk, std::size_t offset, std::size_t bytes, const Matrix& out,
+                   Triangle part = Triangle::all);
+
+// Copies a matrix into `packed` (leading dimension = rows), on the copy threads.
+void pack(const Matrix& m, std::byte* packed);
 
 // Logs (info) that a call's `bytes` on the device do not fit: in the device's memory, or in
 // what GPUSHIM_GPU_MEMORY lets the library hold; `what` names the call ("an FFT of ").

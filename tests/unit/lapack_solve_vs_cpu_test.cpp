@@ -864,6 +864,39 @@ TYPED_TEST(LapackSolve, LargerMatricesMatchOpenBLAS) {
                           bk, lu.b, 0);
 }
 
+// Hermitian with a diagonal of 2n, dominating the rest of its row (entries of modulus below
+// sqrt(2)): positive definite, its condition number below 6, made in O(n^2) (random_hpd's
+// product is O(n^3)).
+Dense diagonally_dominant_hpd(int64_t n, bool complex, Rng& rng) {
+    Dense h = random_dense(n, n, complex, rng);
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < j; ++i) h(i, j) = std::conj(h(j, i));
+        h(j, j) = c64(2.0 * static_cast<double>(n), 0.0);
+    }
+    return h;
+}
+
+// GESV's and POSV's A a little over one 32 MiB chunk buffer: the factors come back in two
+// chunks with a column split between them, POSV's in its triangle alone (the other holds NaN,
+// which must stay). (That A is put back when a later copy fails, for the CPU to start from,
+// the faults variants of the smaller cases check: there B's copy fails after A was written.)
+TYPED_TEST(LapackSolve, OverwrittenArraysLargerThanAChunkMatchOpenBLAS) {
+    using T = TypeParam;
+    Rng rng(57);
+    constexpr double kChunkBytes = 32 << 20;
+    const int64_t n = static_cast<int64_t>(std::sqrt(kChunkBytes * 9 / 8 / sizeof(T))) | 1;
+    const int64_t nrhs = 3, lda = n + 2;
+    const Scheme scheme = Scheme::standard;
+    const Array<T> b = right_hand_sides<T>(n, nrhs, n, rng);
+    expect_gesv_solved(scheme, Args{.n = n, .nrhs = nrhs, .lda = lda, .ldb = n},
+                       gesv_operands<T>(well_conditioned(n, n, kIsComplex<T>, rng), lda, b));
+    for (const char* uplo : {"U", "L"}) {
+        expect_posv_solved(
+            scheme, Args{.flags = uplo, .n = n, .nrhs = nrhs, .lda = lda, .ldb = n},
+            posv_operands<T>(diagonally_dominant_hpd(n, kIsComplex<T>, rng), lda, uplo[0], b));
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {

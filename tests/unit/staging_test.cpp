@@ -2,12 +2,16 @@
 // pitch at most 2^31 - 1 bytes (cudaMemcpy2D fails beyond cudaDevAttrMaxPitch), however long
 // a column of the result is. Nothing is copied: a fake plugin records the copies, on
 // addresses that are never dereferenced. And the pinned result buffers that receive them are
-// reserved whenever the host can pin what a call needs.
+// reserved whenever the host can pin what a call needs. A packed result delivered in chunks
+// (of any size, splitting columns) writes what a whole delivery writes, triangles included,
+// and a matrix packed and delivered whole comes back as it was.
 #include "gpu/staging.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
+#include <numeric>
 #include <vector>
 
 #include "gpu/queue_context.h"
@@ -106,6 +110,62 @@ int unpin(void* /*host_ptr*/) {
 
 // A result the host can pin, but not half as much again (an 80 GB LAPACK result where 100 GB
 // can be pinned), is still received: the grown capacity is only a preference.
+// A rows x cols matrix of doubles in an array of leading dimension ld, each element its
+// index in the array plus `base`.
+std::vector<double> numbered(int64_t ld, int64_t cols, double base) {
+    std::vector<double> array(static_cast<std::size_t>(ld * cols));
+    std::iota(array.begin(), array.end(), base);
+    return array;
+}
+
+TEST(Staging, DeliveryInChunksWritesWhatWholeDeliveryWrites) {
+    const int64_t rows = 37, cols = 29, ld = 41;
+    std::vector<double> packed(static_cast<std::size_t>(rows * cols));
+    std::iota(packed.begin(), packed.end(), -1e6);
+    const std::size_t total = packed.size() * sizeof(double);
+    for (Triangle part : {Triangle::all, Triangle::upper, Triangle::lower, Triangle::strictly_upper,
+                          Triangle::strictly_lower}) {
+        std::vector<double> whole = numbered(ld, cols, 0.5);
+        deliver(
+            reinterpret_cast<const std::byte*>(packed.data()),
+            {reinterpret_cast<const std::byte*>(whole.data()), ld, {rows, cols}, sizeof(double)},
+            part);
+        // Chunks of a prime number of bytes split elements as well as columns.
+        for (std::size_t chunk : {std::size_t{8}, std::size_t{13}, std::size_t{296}, total}) {
+            std::vector<double> pieces = numbered(ld, cols, 0.5);
+            const Matrix out{reinterpret_cast<const std::byte*>(pieces.data()),
+                             ld,
+                             {rows, cols},
+                             sizeof(double)};
+            for (std::size_t offset = 0; offset < total; offset += chunk) {
+                const std::size_t bytes = std::min(chunk, total - offset);
+                std::vector<std::byte> staged(bytes);  // as the chunk buffer holds them
+                std::memcpy(staged.data(),
+                            reinterpret_cast<const std::byte*>(packed.data()) + offset, bytes);
+                deliver_chunk(staged.data(), offset, bytes, out, part);
+            }
+            EXPECT_EQ(pieces, whole)
+                << "triangle " << static_cast<int>(part) << ", chunks of " << chunk << " bytes";
+        }
+    }
+}
+
+TEST(Staging, APackedMatrixDeliveredWholeIsWhatItWas) {
+    const int64_t rows = 300, cols = 1000, ld = 301;  // 2.4 MB: packed by several threads
+    const std::vector<double> original = numbered(ld, cols, 0.25);
+    std::vector<double> changed = original;
+    const Matrix m{
+        reinterpret_cast<const std::byte*>(changed.data()), ld, {rows, cols}, sizeof(double)};
+    std::vector<std::byte> packed(m.bytes());
+    pack(m, packed.data());
+    for (int64_t j = 0; j < cols; ++j) changed[static_cast<std::size_t>(j * ld + j % rows)] = -1;
+    deliver(packed.data(), m, Triangle::all);
+    EXPECT_EQ(changed, original);
+    double first_of_column_7 = 0;
+    std::memcpy(&first_of_column_7, packed.data() + 7 * rows * sizeof(double), sizeof(double));
+    EXPECT_EQ(first_of_column_7, original[7 * ld]);
+}
+
 TEST(QueueContext, AResultThatFitsIsReservedWhenItsGrowthDoesNot) {
     gpushim_device_plugin plugin{};
     plugin.pinned_alloc = pin_at_most;

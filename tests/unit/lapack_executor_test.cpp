@@ -1,0 +1,141 @@
+// What a LAPACK call on the device asks of the host, and what it leaves when it fails: its
+// arrays come back through the chunk buffers, so a thread with no pinned memory but those
+// computes a call whose arrays are larger than all it may pin; and a device step that fails
+// at any point of the call, the copies back included, leaves the caller's arrays as they
+// were, for the CPU to compute the call from.
+#include "gpu/lapack_executor.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpu/queue_context.h"
+#include "tests/unit/gpushim_environment.h"
+
+namespace gpushim::gpu {
+namespace {
+
+constexpr std::size_t kDeviceBytes = std::size_t{1} << 30;
+
+// POSV with uplo 'L' of order n (double), its A over one chunk buffer when n > 2048: the
+// lower triangle of a symmetric matrix with a diagonal of 2n that dominates its rows
+// (positive definite), the strict upper triangle NaN, two right-hand sides.
+struct Posv {
+    int64_t n, lda;
+    std::vector<double> a, b;
+
+    explicit Posv(int64_t order) : n(order), lda(order + 3) {
+        std::mt19937_64 rng(static_cast<uint64_t>(order));
+        std::uniform_real_distribution<double> u(-1.0, 1.0);
+        a.assign(static_cast<std::size_t>(lda * n), std::numeric_limits<double>::quiet_NaN());
+        for (int64_t j = 0; j < n; ++j) {
+            at(j, j) = 2.0 * static_cast<double>(n);
+            for (int64_t i = j + 1; i < n; ++i) at(i, j) = u(rng);
+        }
+        b.resize(static_cast<std::size_t>(2 * n));
+        for (double& x : b) x = u(rng);
+    }
+    double& at(int64_t i, int64_t j) { return a[static_cast<std::size_t>(i + j * lda)]; }
+    double symmetric(int64_t i, int64_t j) const {
+        return i >= j ? a[static_cast<std::size_t>(i + j * lda)]
+                      : a[static_cast<std::size_t>(j + i * lda)];
+    }
+
+    LapackOp op() {
+        LapackOp op{};
+        op.kind = GPUSHIM_POSV;
+        op.precision = GPUSHIM_PREC_D;
+        op.uplo = 'L';
+        op.n = n;
+        op.nrhs = 2;
+        op.a = a.data();
+        op.lda = lda;
+        op.b = b.data();
+        op.ldb = n;
+        return op;
+    }
+
+    // max |A x - b| / (n eps (max |A| max |x| + max |b|)), x the solution now in `solved`.
+    double scaled_residual(const std::vector<double>& solved) const {
+        double worst = 0, largest_x = 0;
+        for (double x : solved) largest_x = std::max(largest_x, std::abs(x));
+        for (int64_t r = 0; r < 2; ++r) {
+            for (int64_t i = 0; i < n; ++i) {
+                double sum = -b[static_cast<std::size_t>(i + r * n)];
+                for (int64_t j = 0; j < n; ++j)
+                    sum += symmetric(i, j) * solved[static_cast<std::size_t>(j + r * n)];
+                worst = std::max(worst, std::abs(sum));
+            }
+        }
+        const double scale = 2.0 * static_cast<double>(n) * largest_x + 1.0;
+        return worst / (static_cast<double>(n) * std::numeric_limits<double>::epsilon() * scale);
+    }
+};
+
+bool same_bytes(const std::vector<double>& x, const std::vector<double>& y) {
+    return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
+}
+
+TEST(LapackExecutorDeathTest, ArraysLargerThanThePinnedMemoryComeBackThroughTheChunkBuffers) {
+    const std::string pinned = std::to_string(2 * QueueContext::kChunkBytes + (64 << 10));
+    EXPECT_EXIT(testing_support::on_host_simulated_device(
+                    kDeviceBytes,
+                    [] {
+                        Posv call(2100);  // A: 35 MB
+                        const Posv input = call;
+                        Transfers transfers;
+                        ASSERT_EQ(execute_lapack(call.op(), transfers), Outcome::completed);
+                        EXPECT_LT(input.scaled_residual(call.b), 16.0);
+                        for (int64_t j = 1; j < call.n; ++j)
+                            EXPECT_TRUE(std::isnan(call.at(0, j))) << "column " << j;
+                    },
+                    {{"GPUSHIM_HOSTSIM_PINNED_MEMORY", pinned}}),
+                testing::ExitedWithCode(0), "");
+}
+
+// The n-th device step of the call fails, for n = 1, 2, ... until one beyond its last step:
+// until then each call leaves A and B exactly as they were, also when the copy that fails is
+// the second chunk of A's or B's, after A's first chunk or all of it was written; then the
+// call completes with the solution.
+TEST(LapackExecutorDeathTest, AFailedStepLeavesTheArraysAsTheyWere) {
+    constexpr int kCompleted = 2;
+    int failed_steps = 0;
+    bool completed = false;
+    for (int failing = 1; failing <= 40 && !completed; ++failing) {
+        int code = -1;
+        const auto exited = [&code](int status) {
+            code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+            return code == 0 || code == kCompleted;
+        };
+        EXPECT_EXIT(testing_support::on_host_simulated_device(
+                        kDeviceBytes,
+                        [] {
+                            Posv call(2100);
+                            const Posv input = call;
+                            Transfers transfers;
+                            if (execute_lapack(call.op(), transfers) == Outcome::completed) {
+                                EXPECT_LT(input.scaled_residual(call.b), 16.0);
+                                std::exit(testing::Test::HasFailure() ? 1 : kCompleted);
+                            }
+                            EXPECT_TRUE(same_bytes(call.a, input.a));
+                            EXPECT_TRUE(same_bytes(call.b, input.b));
+                        },
+                        {{"GPUSHIM_HOSTSIM_FAIL_EVERY", std::to_string(failing)}}),
+                    exited, "")
+            << "step " << failing << " failing";
+        completed = code == kCompleted;
+        if (code == 0) ++failed_steps;
+    }
+    EXPECT_TRUE(completed);
+    // Uploads of A (2 chunks) and B, the operation, INFO, A (2 chunks) and B back.
+    EXPECT_GE(failed_steps, 8);
+}
+
+}  // namespace
+}  // namespace gpushim::gpu
