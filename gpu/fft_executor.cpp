@@ -10,6 +10,7 @@
 #include "dispatch/config.h"
 #include "dispatch/log.h"
 #include "gpu/backend.h"
+#include "gpu/host_backup.h"
 #include "gpu/host_copy_pool.h"
 #include "gpu/queue_context.h"
 #include "gpu/retired_fft_plans.h"
@@ -261,47 +262,37 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
     };
 
     // Where the output goes from the device:
-    //   whole   an in-place transform's output overwrites its input: it is written only once
-    //           all of it is on the host, so that a failure leaves the input for the CPU to
-    //           transform. All of it is downloaded into the pinned result buffer (kept for
-    //           the next execution: fresh memory of this size would cost its page faults
-    //           on every execution), or, where that much cannot be pinned, through the
-    //           chunk buffers into memory of this call's;
     //   slots   sub-batches into their slot's pinned result buffer, each scattered while
     //           the next one is uploaded;
     //   chunks  through the chunk buffers, each scattered while the next one is downloaded.
+    // An in-place transform's output overwrites its input: the input is first packed into a
+    // backup in ordinary memory (gpu/host_backup.h), which the uploads read (sub-batches
+    // already written back never feed later ones, however the arrays overlap) and which is
+    // put back should the device fail, for FFTW to transform.
     const bool in_place = overlap(op);
-    std::byte* whole_output = nullptr;
-    std::unique_ptr<std::byte[]> whole_output_memory;
-    bool whole_pinned = false;
-    bool slot_buffers = false;
+    HostBackup input_backup;
+    std::byte* packed_input = nullptr;
     if (in_place) {
-        whole_pinned = context->reserve_result(*plugin, 0, output.bytes());
-        if (whole_pinned) {
-            whole_output = static_cast<std::byte*>(context->result[0]);
-        } else {
-            whole_output_memory.reset(new (std::nothrow) std::byte[output.bytes()]);
-            whole_output = whole_output_memory.get();
-        }
-        if (whole_output == nullptr) {
+        packed_input = input_backup.reserve(input.bytes());
+        if (packed_input == nullptr) {
             log::write(log::Level::info,
-                       "no host memory to receive an in-place FFT of %.1f MB; computing on the CPU",
-                       static_cast<double>(output.bytes()) * 1e-6);
+                       "no host memory for a copy of an in-place FFT's %.1f MB; computing on the "
+                       "CPU",
+                       static_cast<double>(input.bytes()) * 1e-6);
             return Outcome::unavailable;
         }
-    } else if (split) {
+        copy_packed<true>(input, packed_input, 0, input.count());
+    }
+    bool slot_buffers = false;
+    if (split) {
         slot_buffers = true;
         for (int slot = 0; slot < slots; ++slot)
             slot_buffers = slot_buffers && context->reserve_result(*plugin, slot, batch_output);
     }
     // Writes the packed output bytes [offset, offset + bytes), received in `packed`.
     const auto scatter = [&](const std::byte* packed, std::size_t offset, std::size_t bytes) {
-        if (in_place) {
-            parallel_memcpy(whole_output + offset, packed, bytes);
-        } else {
-            copy_packed<false>(output, const_cast<std::byte*>(packed), offset / output.element,
-                               bytes / output.element);
-        }
+        copy_packed<false>(output, const_cast<std::byte*>(packed), offset / output.element,
+                           bytes / output.element);
     };
 
     // A sub-batch downloaded into its slot's result buffer, not yet scattered.
@@ -333,7 +324,11 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
             device_input(slot), static_cast<std::size_t>(count) * input_each,
             [&](std::byte* staging_chunk, std::size_t offset, std::size_t bytes) {
                 const uint64_t element = (input_offset + offset) / input.element;
-                copy_packed<true>(input, staging_chunk, element, bytes / input.element);
+                if (in_place) {
+                    parallel_memcpy(staging_chunk, packed_input + input_offset + offset, bytes);
+                } else {
+                    copy_packed<true>(input, staging_chunk, element, bytes / input.element);
+                }
                 drop_imaginary_parts_fftw_ignores(*op.problem, input, staging_chunk, element,
                                                   bytes / input.element);
             },
@@ -344,10 +339,7 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
                                      device_input(slot), device_output(slot), context->queue[slot]);
         if (status != 0) break;
         step = "FFT download";
-        if (whole_pinned) {
-            status = staging.download_to(whole_output + output_offset, device_output(slot),
-                                         output_bytes, 1, slot);
-        } else if (slot_buffers) {
+        if (slot_buffers) {
             // One slot: its result buffer must be scattered before it receives again.
             if (received && received->slot == slot) status = scatter_received();
             if (status == 0)
@@ -369,10 +361,10 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
     if (status == 0 && received) status = scatter_received();
     status = staging.finish(status, step);
     if (status != 0) {
+        if (in_place) copy_packed<false>(input, packed_input, 0, input.count());
         report_failure(*plugin, step, status);
         return Outcome::failed;
     }
-    if (in_place) copy_packed<false>(output, whole_output, 0, output.count());
     return Outcome::completed;
 }
 

@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
-#include <memory>
-#include <new>
 #include <vector>
 
 #include "dispatch/log.h"
 #include "gpu/backend.h"
 #include "gpu/device_memory_pool.h"
+#include "gpu/host_backup.h"
 #include "gpu/lapack_operands.h"
 #include "gpu/queue_context.h"
 #include "gpu/staging.h"
@@ -109,33 +108,6 @@ bool overwritten(const LapackOperand& operand) {
     return operand.deliver && operand.upload;
 }
 
-// Where the arrays a call overwrites are kept aside: pageable memory of the thread's, kept
-// for its next calls up to kKeptBackupBytes; a larger backup is allocated for its call
-// alone. Copying them while the device computes costs less than pinning a buffer of their
-// size for the result and keeping it (pinned memory is the system's to lose: 12 GB after an
-// order-32768 DGETRF).
-constexpr std::size_t kKeptBackupBytes = std::size_t{1} << 30;
-
-struct KeptBackup {
-    std::unique_ptr<std::byte[]> data;
-    std::size_t capacity = 0;
-};
-thread_local KeptBackup kept_backup;
-
-// Room for `bytes` of backup, or nullptr when the host has none; `own` holds a backup
-// larger than the kept one's limit.
-std::byte* backup_room(std::size_t bytes, std::unique_ptr<std::byte[]>& own) {
-    if (bytes > kKeptBackupBytes) {
-        own.reset(new (std::nothrow) std::byte[bytes]);
-        return own.get();
-    }
-    if (kept_backup.capacity < bytes) {
-        kept_backup.data.reset(new (std::nothrow) std::byte[bytes]);
-        kept_backup.capacity = kept_backup.data != nullptr ? bytes : 0;
-    }
-    return kept_backup.data.get();
-}
-
 std::vector<int64_t> widened_pivots(const LapackOp& op, int64_t count) {
     std::vector<int64_t> pivots(static_cast<std::size_t>(count));
     for (int64_t i = 0; i < count; ++i) pivots[static_cast<std::size_t>(i)] = caller_pivot(op, i);
@@ -205,8 +177,8 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
         report_does_not_fit(*plugin, "", total);
         return Outcome::unavailable;
     }
-    std::unique_ptr<std::byte[]> own_backup;
-    std::byte* const backup = backup_bytes > 0 ? backup_room(backup_bytes, own_backup) : nullptr;
+    HostBackup host_backup;
+    std::byte* const backup = backup_bytes > 0 ? host_backup.reserve(backup_bytes) : nullptr;
     if (backup_bytes > 0 && backup == nullptr) {
         log::write(log::Level::info,
                    "no host memory for a %.1f MB copy of the arrays the call overwrites; "

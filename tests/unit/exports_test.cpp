@@ -1,9 +1,14 @@
 // The exported set of libgpushim.so is the routine table under every name scheme, and the
-// FFTW functions that create or consume plans or read out or forget wisdom.
+// FFTW functions that create or consume plans or read out or forget wisdom; and it needs no
+// library but the C and C++ runtimes, so that a process it is preloaded into loads nothing
+// else until a call is worth a device.
 #include <dlfcn.h>
+#include <elf.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <string>
@@ -119,6 +124,49 @@ TEST(Exports, VersionScriptListsExactlyTheTableAndTheCApi) {
         listed.insert(token);
     }
     EXPECT_EQ(listed, kExpectedNames);
+}
+
+// The DT_NEEDED entries of a 64-bit ELF shared object, from its dynamic section.
+std::set<std::string> needed_libraries(const char* path) {
+    std::ifstream file(path, std::ios::binary);
+    const std::string image{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+    Elf64_Ehdr header{};
+    if (image.size() < sizeof header) return {"(not an ELF file)"};
+    std::memcpy(&header, image.data(), sizeof header);
+    if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64)
+        return {"(not a 64-bit ELF file)"};
+    const auto section = [&](std::size_t index) {
+        Elf64_Shdr section_header{};
+        std::memcpy(&section_header, image.data() + header.e_shoff + index * header.e_shentsize,
+                    sizeof section_header);
+        return section_header;
+    };
+    std::set<std::string> needed;
+    for (std::size_t i = 0; i < header.e_shnum; ++i) {
+        const Elf64_Shdr dynamic = section(i);
+        if (dynamic.sh_type != SHT_DYNAMIC) continue;
+        const Elf64_Shdr strings = section(dynamic.sh_link);
+        for (std::size_t at = dynamic.sh_offset;
+             at + sizeof(Elf64_Dyn) <= dynamic.sh_offset + dynamic.sh_size;
+             at += sizeof(Elf64_Dyn)) {
+            Elf64_Dyn entry{};
+            std::memcpy(&entry, image.data() + at, sizeof entry);
+            if (entry.d_tag == DT_NEEDED)
+                needed.insert(image.data() + strings.sh_offset + entry.d_un.d_val);
+        }
+    }
+    return needed;
+}
+
+// Thread-local storage of the general-dynamic model would add the dynamic loader
+// (__tls_get_addr); cuBLAS and the CUDA runtime are the device plugin's, loaded only when a
+// call is worth a device.
+TEST(Exports, TheShimNeedsOnlyTheCAndCxxRuntimes) {
+    const std::set<std::string> allowed{"libc.so.6", "libm.so.6", "libstdc++.so.6",
+                                        "libgcc_s.so.1"};
+    const std::set<std::string> needed = needed_libraries(GPUSHIM_SHIM_PATH);
+    EXPECT_TRUE(needed.contains("libc.so.6")) << "the dynamic section was not read";
+    for (const std::string& library : needed) EXPECT_TRUE(allowed.contains(library)) << library;
 }
 
 }  // namespace

@@ -256,41 +256,47 @@ TEST(FftExecutorDeathTest, ASplitPlanRetiresBothItsDevicePlans) {
                 testing::ExitedWithCode(0), "");
 }
 
-// In place, the transforms interleaved (point j of transform t at j * kTransforms + t): each
-// sub-batch's input is spread over the whole array, under every other sub-batch's output.
-TEST(FftExecutorDeathTest, AnInterleavedBatchInPlaceIsWrittenOnceAllSubBatchesAreBack) {
-    const auto transform_in_place = [](Outcome expected) {
-        std::vector<std::complex<double>> data = waves(kTransforms, 1);
-        const std::vector<std::complex<double>> input = data;
-        const FftProblem problem = complex_batch(kTransforms, 1);
-        std::unique_ptr<FftDeviceState> state = plan_fft_on_device(problem);
-        ASSERT_NE(state, nullptr);
-        Transfers transfers;
-        ASSERT_EQ(execute_fft(FftOp{&problem, data.data(), data.data()}, *state, transfers),
-                  expected);
-        if (expected == Outcome::completed) {
-            expect_wave_spectra(data, kTransforms, 1);
-        } else {
-            EXPECT_EQ(data, input);  // for the CPU to transform
+// In place: the transforms interleaved (point j of transform t at j * kTransforms + t) on
+// both sides, each sub-batch's points spread over the whole array; or read interleaved and
+// written packed (point k of transform t at t * kBatchPoints + k), each sub-batch's output
+// over the input of later ones, which must transform what the array held before (the uploads
+// read a copy of it). When the n-th device operation fails, for n = 1, 2, ... until the
+// execution completes, the array is put back as it was, for FFTW to transform, also after
+// sub-batches were written. The sub-batches come back through their slots' pinned result
+// buffers, or, where those cannot be pinned, through the chunk buffers.
+TEST(FftExecutorDeathTest, ABatchInPlaceIsReadFromACopyAndPutBackWhenAStepFails) {
+    for (const bool packed_output : {false, true}) {
+        const auto transform_in_place = [packed_output] {
+            std::vector<std::complex<double>> data = waves(kTransforms, 1);
+            const std::vector<std::complex<double>> input = data;
+            FftProblem problem = complex_batch(kTransforms, 1);
+            if (packed_output) {
+                problem.dims[0].os = 1;
+                problem.howmany[0].os = kBatchPoints;
+            }
+            std::unique_ptr<FftDeviceState> state = plan_fft_on_device(problem);
+            if (state == nullptr) return;  // planning failed: FFTW alone transforms the array
+            Transfers transfers;
+            const Outcome outcome =
+                execute_fft(FftOp{&problem, data.data(), data.data()}, *state, transfers);
+            if (outcome == Outcome::completed) {
+                if (packed_output) {
+                    expect_wave_spectra(data, 1, kBatchPoints);
+                } else {
+                    expect_wave_spectra(data, kTransforms, 1);
+                }
+                std::exit(testing::Test::HasFailure() ? 1 : testing_support::kCallCompleted);
+            }
+            EXPECT_EQ(data, input);  // failed, or no room on the device
+        };
+        for (const testing_support::Settings& settings :
+             {kSubBatchesOfTwo, kSubBatchesOfTwoAndNoResultBuffers}) {
+            // At least an upload, a transform and a download for each of the four sub-batches.
+            EXPECT_GE(testing_support::fail_each_step_in_turn(kRoomForTwoSubBatches,
+                                                              transform_in_place, settings),
+                      12)
+                << (packed_output ? "packed output" : "interleaved output");
         }
-    };
-    // The whole output comes back into the pinned result buffer, or, where that cannot be
-    // pinned, through the chunk buffers into memory of the call's.
-    for (const testing_support::Settings& settings :
-         {kSubBatchesOfTwo, kSubBatchesOfTwoAndNoResultBuffers}) {
-        EXPECT_EXIT(
-            testing_support::on_host_simulated_device(
-                kRoomForTwoSubBatches, [&] { transform_in_place(Outcome::completed); }, settings),
-            testing::ExitedWithCode(0), "");
-        // The device's 9th operation fails: the third sub-batch's transform, after the first
-        // two sub-batches have come back (an allocation, then an upload, a transform and a
-        // download each).
-        testing_support::Settings failing = settings;
-        failing.emplace_back("GPUSHIM_HOSTSIM_FAIL_EVERY", "9");
-        EXPECT_EXIT(
-            testing_support::on_host_simulated_device(
-                kRoomForTwoSubBatches, [&] { transform_in_place(Outcome::failed); }, failing),
-            testing::ExitedWithCode(0), "");
     }
 }
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -47,6 +48,33 @@ void on_host_simulated_device(std::size_t device_bytes, Checks&& checks, Setting
                       {"GPUSHIM_HOSTSIM_MEMORY", std::to_string(device_bytes)}};
     settings.insert(settings.end(), more.begin(), more.end());
     with_settings(settings, checks);
+}
+
+// The exit status of a death-test body whose call completed on the device.
+inline constexpr int kCallCompleted = 2;
+
+// Runs `call` on the host-simulated device holding `device_bytes`, in a process of its own for
+// each n = 1, 2, ... (at most `most`), with the n-th device operation failing
+// (GPUSHIM_HOSTSIM_FAIL_EVERY=n), until the call completes: `call` exits with kCallCompleted
+// when it did (after checking its results), and returns after checking what a failed call
+// leaves. Returns how many of the calls failed; -1 when none completed.
+template <class Call>
+int fail_each_step_in_turn(std::size_t device_bytes, Call&& call, const Settings& more,
+                           int most = 40) {
+    for (int failing = 1; failing <= most; ++failing) {
+        int code = -1;
+        const auto exited = [&code](int status) {
+            code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+            return code == 0 || code == kCallCompleted;
+        };
+        Settings settings = more;
+        settings.emplace_back("GPUSHIM_HOSTSIM_FAIL_EVERY", std::to_string(failing));
+        EXPECT_EXIT(on_host_simulated_device(device_bytes, call, settings), exited, "")
+            << "device operation " << failing << " failing";
+        if (code == kCallCompleted) return failing - 1;
+        if (code != 0) return -1;  // said by the failed expectation
+    }
+    return -1;
 }
 
 }  // namespace gpushim::testing_support

@@ -6,7 +6,6 @@
 #include "gpu/lapack_executor.h"
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cmath>
 #include <cstring>
@@ -99,42 +98,27 @@ TEST(LapackExecutorDeathTest, ArraysLargerThanThePinnedMemoryComeBackThroughTheC
                 testing::ExitedWithCode(0), "");
 }
 
-// The n-th device step of the call fails, for n = 1, 2, ... until one beyond its last step:
-// until then each call leaves A and B exactly as they were, also when the copy that fails is
-// the second chunk of A's or B's, after A's first chunk or all of it was written; then the
-// call completes with the solution.
+// The n-th device operation of the call fails, for n = 1, 2, ... until the call completes
+// with the solution: until then each call leaves A and B exactly as they were, also when the
+// copy that fails is B's, after A was written.
 TEST(LapackExecutorDeathTest, AFailedStepLeavesTheArraysAsTheyWere) {
-    constexpr int kCompleted = 2;
-    int failed_steps = 0;
-    bool completed = false;
-    for (int failing = 1; failing <= 40 && !completed; ++failing) {
-        int code = -1;
-        const auto exited = [&code](int status) {
-            code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-            return code == 0 || code == kCompleted;
-        };
-        EXPECT_EXIT(testing_support::on_host_simulated_device(
-                        kDeviceBytes,
-                        [] {
-                            Posv call(2100);
-                            const Posv input = call;
-                            Transfers transfers;
-                            if (execute_lapack(call.op(), transfers) == Outcome::completed) {
-                                EXPECT_LT(input.scaled_residual(call.b), 16.0);
-                                std::exit(testing::Test::HasFailure() ? 1 : kCompleted);
-                            }
-                            EXPECT_TRUE(same_bytes(call.a, input.a));
-                            EXPECT_TRUE(same_bytes(call.b, input.b));
-                        },
-                        {{"GPUSHIM_HOSTSIM_FAIL_EVERY", std::to_string(failing)}}),
-                    exited, "")
-            << "step " << failing << " failing";
-        completed = code == kCompleted;
-        if (code == 0) ++failed_steps;
-    }
-    EXPECT_TRUE(completed);
-    // Uploads of A (2 chunks) and B, the operation, INFO, A (2 chunks) and B back.
-    EXPECT_GE(failed_steps, 8);
+    const int failed = testing_support::fail_each_step_in_turn(
+        kDeviceBytes,
+        [] {
+            Posv call(2100);
+            const Posv input = call;
+            Transfers transfers;
+            if (execute_lapack(call.op(), transfers) == Outcome::completed) {
+                EXPECT_LT(input.scaled_residual(call.b), 16.0);
+                std::exit(testing::Test::HasFailure() ? 1 : testing_support::kCallCompleted);
+            }
+            EXPECT_TRUE(same_bytes(call.a, input.a));
+            EXPECT_TRUE(same_bytes(call.b, input.b));
+        },
+        {});
+    // At least the uploads of A (two chunks) and B, the operation, INFO, A (two chunks) and B
+    // back.
+    EXPECT_GE(failed, 8);
 }
 
 }  // namespace
