@@ -1,8 +1,9 @@
 /* What an in-place FFT costs through the shim against the same transform out of place, in one
  * process: c2c double, HOWMANY transforms of N points, one FFTW_ESTIMATE plan each, executes
  * alternating (the input written again before each, outside the timed execute); prints the
- * median execute time of each and their ratio. The shim writes an in-place result only once
- * all of it is back from the device: this measures what that costs.
+ * median execute time of each and their ratio. The shim copies an in-place transform's input
+ * aside before its output overwrites it (to put it back should the device fail): this
+ * measures what that costs.
  *
  *   GPUSHIM_BACKEND=hostsim GPUSHIM_THRESHOLD=0 build/fft_in_place_cost [N [HOWMANY [REPS]]]
  *

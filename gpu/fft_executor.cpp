@@ -75,14 +75,20 @@ void move_bytes(std::byte* host, std::byte* packed, std::size_t bytes) {
 }
 
 // Copies the packed elements [first, first + count) between `packed` (which holds them
-// from its start) and the caller's array, in parallel pieces.
+// from its start) and the caller's array, in parallel pieces; a gather also copies them to
+// `also` (which holds them from its start) unless it is nullptr, reading them once.
 template <bool kGather>
-void copy_packed(const StridedArray& side, std::byte* packed, uint64_t first, uint64_t count) {
+void copy_packed(const StridedArray& side, std::byte* packed, uint64_t first, uint64_t count,
+                 std::byte* also = nullptr) {
     const uint64_t piece = std::max<uint64_t>(1, kCopyPieceBytes / side.element);
     const uint64_t pieces = (count + piece - 1) / piece;
     const auto element = static_cast<std::ptrdiff_t>(side.element);
     const int64_t step = side.stride.back() * element;
     const auto length = static_cast<uint64_t>(side.row_length());
+    const auto move = [also, packed](std::byte* host, std::byte* cursor, std::size_t bytes) {
+        move_bytes<kGather>(host, cursor, bytes);
+        if (kGather && also != nullptr) std::memcpy(also + (cursor - packed), cursor, bytes);
+    };
     parallel_copy(static_cast<std::size_t>(pieces), static_cast<std::size_t>(count) * side.element,
                   [&](std::size_t p) {
                       uint64_t index = first + p * piece;
@@ -94,11 +100,11 @@ void copy_packed(const StridedArray& side, std::byte* packed, uint64_t first, ui
                           std::byte* host = side.row_address(index / length) +
                                             static_cast<int64_t>(column) * step;
                           if (step == element) {
-                              move_bytes<kGather>(host, cursor, run * side.element);
+                              move(host, cursor, run * side.element);
                           } else {
                               for (uint64_t j = 0; j < run; ++j)
-                                  move_bytes<kGather>(host + static_cast<int64_t>(j) * step,
-                                                      cursor + j * side.element, side.element);
+                                  move(host + static_cast<int64_t>(j) * step,
+                                       cursor + j * side.element, side.element);
                           }
                           cursor += run * side.element;
                           index += run;
@@ -265,13 +271,21 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
     //   slots   sub-batches into their slot's pinned result buffer, each scattered while
     //           the next one is uploaded;
     //   chunks  through the chunk buffers, each scattered while the next one is downloaded.
-    // An in-place transform's output overwrites its input: the input is first packed into a
-    // backup in ordinary memory (gpu/host_backup.h), which the uploads read (sub-batches
-    // already written back never feed later ones, however the arrays overlap) and which is
-    // put back should the device fail, for FFTW to transform.
+    // An in-place transform's output overwrites its input, which is copied aside first into
+    // a backup in ordinary memory (gpu/host_backup.h) and put back should the device fail,
+    // for FFTW to transform. Where each packed output element lies where the same input
+    // element lay (equal layouts, as a c2c transform with equal strides has), a sub-batch's
+    // output overwrites only its own input: each sub-batch's input is copied aside while it
+    // is gathered for its upload. Otherwise outputs written back could overwrite the input of
+    // later sub-batches: the whole input is copied aside before the first upload, and the
+    // uploads read it there.
     const bool in_place = overlap(op);
+    const bool same_layout = in_place && input.base == output.base &&
+                             input.element == output.element && input.extent == output.extent &&
+                             input.stride == output.stride;
     HostBackup input_backup;
     std::byte* packed_input = nullptr;
+    std::size_t backed_up = 0;  // bytes of the packed input in the backup
     if (in_place) {
         packed_input = input_backup.reserve(input.bytes());
         if (packed_input == nullptr) {
@@ -281,7 +295,10 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
                        static_cast<double>(input.bytes()) * 1e-6);
             return Outcome::unavailable;
         }
-        copy_packed<true>(input, packed_input, 0, input.count());
+        if (!same_layout) {
+            copy_packed<true>(input, packed_input, 0, input.count());
+            backed_up = input.bytes();
+        }
     }
     bool slot_buffers = false;
     if (split) {
@@ -324,10 +341,12 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
             device_input(slot), static_cast<std::size_t>(count) * input_each,
             [&](std::byte* staging_chunk, std::size_t offset, std::size_t bytes) {
                 const uint64_t element = (input_offset + offset) / input.element;
-                if (in_place) {
+                if (in_place && !same_layout) {
                     parallel_memcpy(staging_chunk, packed_input + input_offset + offset, bytes);
                 } else {
-                    copy_packed<true>(input, staging_chunk, element, bytes / input.element);
+                    copy_packed<true>(input, staging_chunk, element, bytes / input.element,
+                                      same_layout ? packed_input + input_offset + offset : nullptr);
+                    if (same_layout) backed_up = input_offset + offset + bytes;
                 }
                 drop_imaginary_parts_fftw_ignores(*op.problem, input, staging_chunk, element,
                                                   bytes / input.element);
@@ -361,7 +380,7 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
     if (status == 0 && received) status = scatter_received();
     status = staging.finish(status, step);
     if (status != 0) {
-        if (in_place) copy_packed<false>(input, packed_input, 0, input.count());
+        if (in_place) copy_packed<false>(input, packed_input, 0, backed_up / input.element);
         report_failure(*plugin, step, status);
         return Outcome::failed;
     }

@@ -1,28 +1,39 @@
 #include "gpu/host_backup.h"
 
-#include <new>
+#include <sys/mman.h>
 
 namespace gpushim::gpu {
 namespace {
 
 struct KeptMemory {
-    std::unique_ptr<std::byte[]> data;
+    std::byte* data = nullptr;
     std::size_t capacity = 0;
+
+    KeptMemory() = default;
+    KeptMemory(const KeptMemory&) = delete;
+    KeptMemory& operator=(const KeptMemory&) = delete;
+    ~KeptMemory() { release(); }
+
+    void release() {
+        if (data != nullptr) munmap(data, capacity);
+        data = nullptr;
+        capacity = 0;
+    }
 };
 thread_local KeptMemory kept;
 
 }  // namespace
 
 std::byte* HostBackup::reserve(std::size_t bytes) {
-    if (bytes > kKeptBytes) {
-        own_.reset(new (std::nothrow) std::byte[bytes]);
-        return own_.get();
-    }
     if (kept.capacity < bytes) {
-        kept.data.reset(new (std::nothrow) std::byte[bytes]);
-        kept.capacity = kept.data != nullptr ? bytes : 0;
+        void* mapped =
+            mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (mapped == MAP_FAILED) return nullptr;
+        kept.release();
+        kept.data = static_cast<std::byte*>(mapped);
+        kept.capacity = bytes;
     }
-    return kept.data.get();
+    return kept.data;
 }
 
 }  // namespace gpushim::gpu

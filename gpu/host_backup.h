@@ -7,22 +7,17 @@
 #pragma once
 
 #include <cstddef>
-#include <memory>
 
 namespace gpushim::gpu {
 
+// The calling thread's backup memory for one call, kept for its next calls: fresh memory
+// would cost its page faults on every call (145 ms for 256 MiB on a small virtual machine;
+// handing it to the kernel as lazily freeable, MADV_FREE, cost as much there), and unlike
+// pinned memory the system may page it out.
 class HostBackup {
   public:
-    // A thread keeps its backup memory for its next calls up to this size: a larger backup
-    // is allocated for its call alone (its page faults cost little beside such a call).
-    static constexpr std::size_t kKeptBytes = std::size_t{1} << 30;
-
-    // Room for `bytes`, or nullptr when the host has none: the calling thread's kept memory,
-    // grown, or memory of this backup's own. One backup at a time per thread.
+    // Room for `bytes`, or nullptr when the host has none. One backup at a time per thread.
     std::byte* reserve(std::size_t bytes);
-
-  private:
-    std::unique_ptr<std::byte[]> own_;
 };
 
 }  // namespace gpushim::gpu

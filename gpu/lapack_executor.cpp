@@ -286,7 +286,7 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
         for (std::size_t i = 0; i < operands.count; ++i) {
             const LapackOperand& operand = operands.list[i];
             if (overwritten(operand))
-                deliver(backup + backup_offsets[i], operand.host, Triangle::all);
+                deliver(backup + backup_offsets[i], operand.host, operand.part);
         }
     };
     if (status != 0) {

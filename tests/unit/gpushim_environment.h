@@ -57,7 +57,8 @@ inline constexpr int kCallCompleted = 2;
 // each n = 1, 2, ... (at most `most`), with the n-th device operation failing
 // (GPUSHIM_HOSTSIM_FAIL_EVERY=n), until the call completes: `call` exits with kCallCompleted
 // when it did (after checking its results), and returns after checking what a failed call
-// leaves. Returns how many of the calls failed; -1 when none completed.
+// leaves. Returns how many of the calls failed; -1 when none completed. For the "fast" death
+// test style (the default): a re-executed child would run the loop again.
 template <class Call>
 int fail_each_step_in_turn(std::size_t device_bytes, Call&& call, const Settings& more,
                            int most = 40) {

@@ -108,8 +108,6 @@ int unpin(void* /*host_ptr*/) {
     return 0;
 }
 
-// A result the host can pin, but not half as much again (an 80 GB LAPACK result where 100 GB
-// can be pinned), is still received: the grown capacity is only a preference.
 // A rows x cols matrix of doubles in an array of leading dimension ld, each element its
 // index in the array plus `base`.
 std::vector<double> numbered(int64_t ld, int64_t cols, double base) {
@@ -166,6 +164,8 @@ TEST(Staging, APackedMatrixDeliveredWholeIsWhatItWas) {
     EXPECT_EQ(first_of_column_7, original[7 * ld]);
 }
 
+// A result the host can pin, but not half as much again, is still received: the grown
+// capacity is only a preference.
 TEST(QueueContext, AResultThatFitsIsReservedWhenItsGrowthDoesNot) {
     gpushim_device_plugin plugin{};
     plugin.pinned_alloc = pin_at_most;
