@@ -7,7 +7,9 @@
 // GPUSHIM_HOSTSIM_PINNED_MEMORY caps the pinned host memory it hands out;
 // GPUSHIM_HOSTSIM_INIT_MS makes initialisation take that long; GPUSHIM_HOSTSIM_MEMORY_STRICT=1
 // makes an allocation beyond the capacity abort the process (a test that the host never asks
-// for more: GPUSHIM_GPU_MEMORY set to the capacity).
+// for more: GPUSHIM_GPU_MEMORY set to the capacity); GPUSHIM_HOSTSIM_NAN_PIVOT=1 makes POTRF
+// and POSV leave a NaN as the factor's last diagonal entry with INFO = 0, as a device
+// library may carry a NaN through (a test that the host does not deliver such factors).
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -57,6 +59,7 @@ struct Device {
     std::size_t pinned_capacity = std::numeric_limits<std::size_t>::max();
     std::size_t pinned_used = 0;
     std::unordered_map<void*, std::size_t> pinned_allocations;
+    bool nan_pivot = false;
 };
 
 Device& device() {
@@ -92,6 +95,7 @@ int init(const gpushim_host_services* services) {
     d.capacity = parse_unsigned("GPUSHIM_HOSTSIM_MEMORY", std::numeric_limits<std::size_t>::max());
     d.strict_capacity = parse_unsigned("GPUSHIM_HOSTSIM_MEMORY_STRICT", 0) != 0;
     d.fail_every = parse_unsigned("GPUSHIM_HOSTSIM_FAIL_EVERY", 0);
+    d.nan_pivot = parse_unsigned("GPUSHIM_HOSTSIM_NAN_PIVOT", 0) != 0;
     d.pinned_capacity =
         parse_unsigned("GPUSHIM_HOSTSIM_PINNED_MEMORY", std::numeric_limits<std::size_t>::max());
     // A slow initialisation, like CUDA's, for tests of what happens meanwhile.
@@ -682,6 +686,11 @@ int run_lapack(const gpushim_lapack_op& op) {
             break;
     }
     if (!found) return kUnsupported;
+    if (device().nan_pivot && info == 0 && n > 0 &&
+        (op.kind == GPUSHIM_POTRF || op.kind == GPUSHIM_POSV)) {
+        a[static_cast<std::size_t>(n - 1) * (static_cast<std::size_t>(lda) + 1)] =
+            T(std::numeric_limits<double>::quiet_NaN());
+    }
     *op.info = info;
     return kOk;
 }

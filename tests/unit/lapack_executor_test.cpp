@@ -1,8 +1,8 @@
 // What a LAPACK call on the device asks of the host, and what it leaves when it fails: its
 // arrays come back through the chunk buffers, so a thread with no pinned memory but those
 // computes a call whose arrays are larger than all it may pin; and a device step that fails
-// at any point of the call, the copies back included, leaves the caller's arrays as they
-// were, for the CPU to compute the call from.
+// at any point of the call, the copies back included, or factors LAPACK would reject, leave
+// the caller's arrays as they were, for the CPU to compute the call from.
 #include "gpu/lapack_executor.h"
 
 #include <gtest/gtest.h>
@@ -95,6 +95,27 @@ TEST(LapackExecutorDeathTest, ArraysLargerThanThePinnedMemoryComeBackThroughTheC
                             EXPECT_TRUE(std::isnan(call.at(0, j))) << "column " << j;
                     },
                     {{"GPUSHIM_HOSTSIM_PINNED_MEMORY", pinned}}),
+                testing::ExitedWithCode(0), "");
+}
+
+// A device that leaves a NaN as the last pivot of a Cholesky factor with INFO = 0: the
+// factor and the solution it gave, once delivered, are taken back, A and B are as they were,
+// and the CPU computes the call (where LAPACK stops at that pivot with INFO = n).
+TEST(LapackExecutorDeathTest, FactorsLapackRejectsArePutBack) {
+    EXPECT_EXIT(testing_support::on_host_simulated_device(
+                    kDeviceBytes,
+                    [] {
+                        Posv call(3000);  // A in three chunks
+                        const Posv input = call;
+                        Transfers transfers;
+                        EXPECT_EQ(execute_lapack(call.op(), transfers), Outcome::unavailable);
+                        // A came back, and was written, before it was checked.
+                        EXPECT_GE(transfers.bytes_to_host,
+                                  static_cast<uint64_t>(call.n * call.n) * sizeof(double));
+                        EXPECT_TRUE(same_bytes(call.a, input.a));
+                        EXPECT_TRUE(same_bytes(call.b, input.b));
+                    },
+                    {{"GPUSHIM_HOSTSIM_NAN_PIVOT", "1"}}),
                 testing::ExitedWithCode(0), "");
 }
 
