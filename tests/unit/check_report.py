@@ -13,6 +13,8 @@ the 30 Level-3 routines) must appear in the report (it was called), and:
                     refuses what the shim gives it is a bug the results cannot show
   --more-cpu-than B each routine ran more calls on the CPU than in report B (the same test
                     run with an unlimited device): calls too large for the device stayed there
+  --same-split-as B each routine ran as many calls on the device, and on the CPU, as in
+                    report B: what the variant limits sent no call to the CPU
   --hostsim-only    exit 77 (skipped) unless the backend under test ($TEST_GPUSHIM_BACKEND,
                     default hostsim) is hostsim: shim_vs_cpu_test skipped that variant too
 Exit status 0 when every check holds; the failures are listed otherwise.
@@ -52,6 +54,7 @@ def main():
     parser.add_argument("--some-fallbacks", action="store_true")
     parser.add_argument("--no-fallbacks", action="store_true")
     parser.add_argument("--more-cpu-than", metavar="BASELINE")
+    parser.add_argument("--same-split-as", metavar="BASELINE")
     parser.add_argument("--hostsim-only", action="store_true")
     args = parser.parse_args()
     backend = os.environ.get("TEST_GPUSHIM_BACKEND") or "hostsim"
@@ -61,6 +64,7 @@ def main():
 
     routines = load(args.report)
     baseline = load(args.more_cpu_than) if args.more_cpu_than else None
+    same_split = load(args.same_split_as) if args.same_split_as else None
     problems = []
     for name in args.routines:
         totals = routines.get(name)
@@ -82,6 +86,12 @@ def main():
                 problems.append(
                     f"{name}: {totals['cpu_calls']} CPU calls, not more than the "
                     f"{before} of {args.more_cpu_than}")
+        if same_split is not None:
+            for side in ("gpu_calls", "cpu_calls"):
+                before = same_split.get(name, {}).get(side, 0)
+                if totals[side] != before:
+                    problems.append(f"{name}: {totals[side]} {side}, against {before} in "
+                                    f"{args.same_split_as}")
     if args.some_fallbacks and not any(
             routines.get(name, {}).get("fallbacks", 0) for name in args.routines):
         problems.append("no routine had a device failure recomputed on the CPU")

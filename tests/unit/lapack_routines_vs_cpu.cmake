@@ -15,6 +15,9 @@
 # longest calls of lapack_eigen_lstsq_vs_cpu_test take 7 too (SYGVD with vectors: two
 # uploads, the solve, A, B, W and INFO back; SYEVR also downloads the count found), under 11.
 # The at_once variant (lapack_vs_cpu.cmake) puts the threshold between those two orders.
+# The little_pinned variant lets each thread pin its two 32 MiB chunk buffers and 64 KiB
+# more: every call, also those whose arrays exceed a chunk, still runs where it runs in the
+# offload variant (its results come back through the chunk buffers), without a failure.
 
 include(${CMAKE_CURRENT_LIST_DIR}/variant_tests.cmake)  # GPUSHIM_TEST_OPENBLAS, the functions
 
@@ -41,6 +44,7 @@ foreach(p s d c z)
   endforeach()
 endforeach()
 
+math(EXPR _little_pinned "2 * 32 * 1024 * 1024 + 64 * 1024")
 foreach(name lapack_solve_vs_cpu lapack_decomposition_vs_cpu lapack_eigen_lstsq_vs_cpu)
   gpushim_vs_cpu_executable(${name}_test ${CMAKE_CURRENT_LIST_DIR}/${name}_test.cpp
     GPUSHIM_TEST_OPENBLAS64_PATH="${GPUSHIM_TEST_OPENBLAS64}")
@@ -51,6 +55,7 @@ foreach(name lapack_solve_vs_cpu lapack_decomposition_vs_cpu lapack_eigen_lstsq_
   set(_${name}_env_memory_limit GPUSHIM_GPU_MEMORY=200000 GPUSHIM_HOSTSIM_MEMORY=200000
       GPUSHIM_HOSTSIM_MEMORY_STRICT=1 GPUSHIM_CPU_BLAS=)
   set(_${name}_env_disabled GPUSHIM_DISABLE=1 GPUSHIM_CPU_BLAS=)
+  set(_${name}_env_little_pinned GPUSHIM_HOSTSIM_PINNED_MEMORY=${_little_pinned})
   set(_${name}_env_at_once GPUSHIM_THRESHOLD=100)
   set(_${name}_env_disabled_at_once GPUSHIM_DISABLE=1)
   set(_${name}_check_offload --gpu --no-fallbacks)
@@ -60,9 +65,12 @@ foreach(name lapack_solve_vs_cpu lapack_decomposition_vs_cpu lapack_eigen_lstsq_
       ${CMAKE_CURRENT_BINARY_DIR}/${name}_offload.json)
   set(_${name}_check_memory_limit ${_${name}_check_small_device} --no-fallbacks)
   set(_${name}_check_disabled --no-gpu)
+  set(_${name}_check_little_pinned --hostsim-only --gpu --no-fallbacks --same-split-as
+      ${CMAKE_CURRENT_BINARY_DIR}/${name}_offload.json)
   list(JOIN _${name}_routines "," routines)
   gpushim_vs_cpu_variant_tests(${name}
-    VARIANTS offload faults faults3 small_device memory_limit disabled at_once disabled_at_once
+    VARIANTS offload faults faults3 small_device memory_limit little_pinned disabled at_once
+             disabled_at_once
     WITHOUT_REPORT at_once disabled_at_once
     CUDASIM offload faults small_device memory_limit
     COMMON GPUSHIM_THRESHOLD=0 OPENBLAS_NUM_THREADS=1

@@ -97,7 +97,8 @@ function(gpushim_vs_cpu_variant_tests name)
                  COMMAND Python3::Interpreter ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/check_report.py
                          ${report} ${check})
         set(required ${name}.${variant}${suffix})
-        if(variant STREQUAL "small_device" OR variant STREQUAL "memory_limit")
+        if(variant STREQUAL "small_device" OR variant STREQUAL "memory_limit" OR
+           variant STREQUAL "little_pinned")
           list(APPEND required ${name}.offload${suffix})
         endif()
         set_tests_properties(${test}.report PROPERTIES
