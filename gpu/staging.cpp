@@ -50,33 +50,10 @@ void for_each_segment(const Matrix& m, std::size_t begin, std::size_t end, Visit
     }
 }
 
-}  // namespace
-
-int Staging::upload(void* device, const Matrix& m, int q, ChunkPrints* prints) {
-    const std::size_t total = m.bytes();
-    if (total == 0) return 0;
-    auto* target = static_cast<std::byte*>(device);
-    const std::size_t chunks = (total + QueueContext::kChunkBytes - 1) / QueueContext::kChunkBytes;
-    if (prints != nullptr) prints->resize(chunks);
-    for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
-        const std::size_t offset = chunk * QueueContext::kChunkBytes;
-        const std::size_t bytes = std::min(QueueContext::kChunkBytes, total - offset);
-        if (prints != nullptr && (*prints)[chunk].has_value() &&
-            pack_chunk(nullptr, m, offset, bytes, true) == *(*prints)[chunk]) {
-            transfers_.bytes_reused += bytes;
-            continue;
-        }
-        std::byte* staging = nullptr;
-        if (int status = next_chunk(staging); status != 0) return status;
-        const Fingerprint print = pack_chunk(staging, m, offset, bytes, prints != nullptr);
-        if (prints != nullptr) (*prints)[chunk] = print;
-        if (int status = send_chunk(target + offset, staging, bytes, q); status != 0) return status;
-    }
-    return 0;
-}
-
-Fingerprint Staging::pack_chunk(std::byte* staging, const Matrix& m, std::size_t offset,
-                                std::size_t bytes, bool print) {
+// Packs the bytes [offset, offset + bytes) of m's packed form into `staging` (unless
+// nullptr), on the copy threads; when `print` is set, returns their fingerprint.
+Fingerprint pack_bytes(std::byte* staging, const Matrix& m, std::size_t offset, std::size_t bytes,
+                       bool print) {
     const std::size_t pieces = (bytes + kCopyPieceBytes - 1) / kCopyPieceBytes;
     std::vector<Fingerprint> piece_prints(print ? pieces : 0);
     parallel_copy(pieces, bytes, [&](std::size_t piece) {
@@ -97,6 +74,31 @@ Fingerprint Staging::pack_chunk(std::byte* staging, const Matrix& m, std::size_t
     FingerprintHasher chunk;
     for (const Fingerprint& piece : piece_prints) chunk.update(piece);
     return chunk.finish();
+}
+
+}  // namespace
+
+int Staging::upload(void* device, const Matrix& m, int q, ChunkPrints* prints) {
+    const std::size_t total = m.bytes();
+    if (total == 0) return 0;
+    auto* target = static_cast<std::byte*>(device);
+    const std::size_t chunks = (total + QueueContext::kChunkBytes - 1) / QueueContext::kChunkBytes;
+    if (prints != nullptr) prints->resize(chunks);
+    for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
+        const std::size_t offset = chunk * QueueContext::kChunkBytes;
+        const std::size_t bytes = std::min(QueueContext::kChunkBytes, total - offset);
+        if (prints != nullptr && (*prints)[chunk].has_value() &&
+            pack_bytes(nullptr, m, offset, bytes, true) == *(*prints)[chunk]) {
+            transfers_.bytes_reused += bytes;
+            continue;
+        }
+        std::byte* staging = nullptr;
+        if (int status = next_chunk(staging); status != 0) return status;
+        const Fingerprint print = pack_bytes(staging, m, offset, bytes, prints != nullptr);
+        if (prints != nullptr) (*prints)[chunk] = print;
+        if (int status = send_chunk(target + offset, staging, bytes, q); status != 0) return status;
+    }
+    return 0;
 }
 
 int Staging::download_to(std::byte* target, const void* device, std::size_t row_bytes,
@@ -280,16 +282,7 @@ void deliver(const std::byte* packed, const Matrix& out, Triangle part, int64_t 
 }
 
 void pack(const Matrix& m, std::byte* packed) {
-    const std::size_t total = m.bytes();
-    const std::size_t pieces = (total + kCopyPieceBytes - 1) / kCopyPieceBytes;
-    parallel_copy(pieces, total, [&](std::size_t piece) {
-        const std::size_t begin = piece * kCopyPieceBytes;
-        const std::size_t end = std::min(begin + kCopyPieceBytes, total);
-        for_each_segment(m, begin, end,
-                         [&](const std::byte* source, std::size_t at, std::size_t length) {
-                             std::memcpy(packed + at, source, length);
-                         });
-    });
+    pack_bytes(packed, m, 0, m.bytes(), false);
 }
 
 void report_does_not_fit(const gpushim_device_plugin& plugin, const char* what, std::size_t bytes) {

@@ -98,10 +98,6 @@ class Staging {
     int finish(int status, const char*& step);
 
   private:
-    // Packs the bytes [offset, offset + bytes) of m's packed form into `staging` (unless
-    // nullptr) and, when `print` is set, returns their fingerprint.
-    Fingerprint pack_chunk(std::byte* staging, const Matrix& m, std::size_t offset,
-                           std::size_t bytes, bool print);
     int next_chunk(std::byte*& staging);
     int send_chunk(std::byte* device, const std::byte* staging, std::size_t bytes, int q);
 
