@@ -36,8 +36,8 @@ endfunction()
 # Runs <name>_test once per variant as unit.<name>.<variant>, with the environment COMMON,
 # then ${_<name>_env_<variant>}, then GPUSHIM_REPORT=<binary dir>/<name>_<variant>.json; and,
 # with Python, unit.<name>.<variant>.report: check_report.py on that report with CHECK, then
-# ${_<name>_check_<variant>}. The small_device and memory_limit report checks also require the
-# offload run (their reports are compared with offload's). The program's exit status 77 is a skip. The
+# ${_<name>_check_<variant>}. A report check that names the offload variant's report (small_device,
+# memory_limit, little_pinned: compared with it) also requires the offload run. The program's exit status 77 is a skip. The
 # variants listed in WITHOUT_REPORT run with no GPUSHIM_REPORT at all (a report makes every
 # call take the routing path; without one, small calls leave at the entry point). The
 # variants listed in CUDASIM run again as unit.<name>.<variant>.cudasim (and .report) on the
@@ -97,8 +97,7 @@ function(gpushim_vs_cpu_variant_tests name)
                  COMMAND Python3::Interpreter ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/check_report.py
                          ${report} ${check})
         set(required ${name}.${variant}${suffix})
-        if(variant STREQUAL "small_device" OR variant STREQUAL "memory_limit" OR
-           variant STREQUAL "little_pinned")
+        if("${check}" MATCHES "_offload(_cudasim)?\\.json")  # compared with offload's report
           list(APPEND required ${name}.offload${suffix})
         endif()
         set_tests_properties(${test}.report PROPERTIES
