@@ -57,6 +57,9 @@ constexpr double kComplexDecompositionThreshold = 512.0;
 // by bench/gpu_check.sh.
 constexpr double kFftThresholdPoints = 262144.0;
 
+// Far beyond any machine's device count; bounds the number so that it fits an int.
+constexpr uint64_t kMaxDeviceNumber = 4095;
+
 std::string upper(std::string_view text) {
     std::string result(text);
     for (char& c : result) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -91,7 +94,7 @@ bool is_known_variable(std::string_view name) {
          {"GPUSHIM_CONFIG", "GPUSHIM_DISABLE", "GPUSHIM_THRESHOLD", "GPUSHIM_BACKEND",
           "GPUSHIM_REPORT", "GPUSHIM_LOG", "GPUSHIM_LOG_FILE", "GPUSHIM_CPU_BLAS",
           "GPUSHIM_CPU_LAPACK", "GPUSHIM_CPU_FFTW", "GPUSHIM_COPY_THREADS", "GPUSHIM_PANEL_BYTES",
-          "GPUSHIM_CACHE_BYTES", "GPUSHIM_GPU_MEMORY", "GPUSHIM_THRESHOLD_FFT"}) {
+          "GPUSHIM_CACHE_BYTES", "GPUSHIM_GPU_MEMORY", "GPUSHIM_DEVICE", "GPUSHIM_THRESHOLD_FFT"}) {
         if (name == known) return true;
     }
     if (is_plugin_variable(name)) return true;
@@ -245,6 +248,15 @@ Config load_config(const EnvironmentLookup& lookup) {
         bytes_setting(lookup, "GPUSHIM_CACHE_BYTES", 0, uint64_t{1} << 50, "0 to 2^50 (1024T)");
     config.gpu_memory =
         bytes_setting(lookup, "GPUSHIM_GPU_MEMORY", 1, uint64_t{1} << 50, "1 to 2^50 (1024T)");
+    if (const char* value = lookup("GPUSHIM_DEVICE"); value != nullptr && *value != '\0') {
+        if (upper(value) == "LOCAL-RANK") {
+            config.device.kind = DeviceChoice::Kind::local_rank;
+        } else if (auto number = parse_count(value, 0, kMaxDeviceNumber)) {
+            config.device = {DeviceChoice::Kind::number, static_cast<unsigned>(*number)};
+        } else {
+            warn_invalid("GPUSHIM_DEVICE", value, "a device number from 0 to 4095, or local-rank");
+        }
+    }
     return config;
 }
 

@@ -15,6 +15,18 @@
 
 namespace gpushim {
 
+// Which of the devices the plugin finds it runs on (GPUSHIM_DEVICE).
+struct DeviceChoice {
+    enum class Kind {
+        current,     // the one current on the thread of the first offloaded call
+        number,      // `number`, as CUDA numbers the devices the process sees
+        local_rank,  // the process's rank among its node's, from its launcher, modulo the count
+    };
+    Kind kind = Kind::current;
+    unsigned number = 0;
+    bool operator==(const DeviceChoice&) const = default;
+};
+
 struct Config {
     bool disabled = false;
     // The size from which a routine's calls are offloaded: threshold^3 multiply-adds
@@ -38,6 +50,7 @@ struct Config {
     // The most device memory the library holds (GPUSHIM_GPU_MEMORY); unset, no limit but
     // the device's.
     std::optional<std::size_t> gpu_memory;
+    DeviceChoice device;
 };
 
 using EnvironmentLookup = std::function<const char*(const char*)>;

@@ -4,11 +4,13 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <mutex>
 
 #include "dispatch/config.h"
 #include "dispatch/log.h"
 #include "fallback/symbol_resolver.h"
+#include "gpu/device_choice.h"
 #include "gpu/staging.h"
 
 namespace gpushim::gpu {
@@ -50,12 +52,18 @@ void release_kept_device_memory() {
         device_pool(*plugin).release_held();
 }
 
+int choose_device(int device_count) {
+    return chosen_device(config().device, device_count,
+                         [](const char* name) -> const char* { return std::getenv(name); });
+}
+
 const gpushim_host_services kHostServices{
     .resolve_cpu_symbol = fallback::resolve_cpu_symbol,
     .log = log_from_plugin,
     .take_device_memory = take_device_memory,
     .give_device_memory = give_device_memory,
     .release_kept_device_memory = release_kept_device_memory,
+    .choose_device = choose_device,
 };
 
 std::string shim_directory() {

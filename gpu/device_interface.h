@@ -227,6 +227,10 @@ typedef struct {
      * memory it keeps (its cached blocks, resident copies, other queues' workspaces), after
      * which the plugin may try once more. Not to be called where take_device_memory may not. */
     void (*release_kept_device_memory)(void);
+    /* Which of the device_count devices the plugin found it should use (0 to
+     * device_count - 1), as the user chose it; -1: the device current on the thread calling
+     * init. Called once, from init. */
+    int (*choose_device)(int device_count);
 } gpushim_host_services;
 
 typedef struct gpushim_queue_s* gpushim_queue; /* a stream and its library handles */

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "dispatch/config.h"
@@ -9,6 +10,7 @@
 #include "dispatch/settings_file.h"
 #include "fallback/symbol_resolver.h"
 #include "gpu/backend.h"
+#include "gpu/device_choice.h"
 #include "gpu/residency_cache.h"
 
 namespace gpushim::tools {
@@ -24,6 +26,23 @@ std::string or_default(const std::string& value, const char* fallback) {
     return value.empty() ? fallback : value;
 }
 
+std::string device_setting(const DeviceChoice& device) {
+    switch (device.kind) {
+        case DeviceChoice::Kind::number:
+            return std::to_string(device.number);
+        case DeviceChoice::Kind::local_rank:
+            if (const auto local = gpu::launcher_local_rank(
+                    [](const char* name) -> const char* { return std::getenv(name); })) {
+                return "local-rank (" + std::to_string(local->rank) + ", from " + local->variable +
+                       ")";
+            }
+            return "local-rank (no launcher's local rank in the environment)";
+        case DeviceChoice::Kind::current:
+            break;
+    }
+    return "unset (the device current on the thread of the first offloaded call)";
+}
+
 }  // namespace
 
 int run_info() {
@@ -34,6 +53,7 @@ int run_info() {
     const Config& settings = config();  // warns here about bad values, as the library would
     std::printf("GPUSHIM_DISABLE: %s\n", settings.disabled ? "1 (everything on the CPU)" : "0");
     std::printf("GPUSHIM_BACKEND: %s\n", settings.backend.c_str());
+    std::printf("GPUSHIM_DEVICE: %s\n", device_setting(settings.device).c_str());
     std::printf("GPUSHIM_COPY_THREADS: %u\n", settings.copy_threads);
     std::printf("GPUSHIM_PANEL_BYTES: %zu\n", settings.panel_bytes);
     if (settings.cache_bytes) {

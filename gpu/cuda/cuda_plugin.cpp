@@ -88,7 +88,14 @@ int init(const gpushim_host_services* services) {
     int device_count = 0;
     if (const int status = runtime_status(cudaGetDeviceCount(&device_count))) return status;
     if (device_count == 0) return kNoDevice;
-    if (const int status = runtime_status(cudaGetDevice(&plugin.device))) return status;
+    const int chosen = services != nullptr && services->choose_device != nullptr
+                           ? services->choose_device(device_count)
+                           : -1;
+    if (chosen >= 0 && chosen < device_count) {
+        plugin.device = chosen;
+    } else if (const int status = runtime_status(cudaGetDevice(&plugin.device))) {
+        return status;
+    }
     // Creating the context now makes a device that cannot be used (prohibited or
     // exclusively held compute mode) fail here rather than in the first offloaded call.
     if (const int status = runtime_status(cudaInitDevice(plugin.device, 0, 0))) return status;
@@ -117,14 +124,14 @@ int init(const gpushim_host_services* services) {
     const size_t memory_tenths_gib =
         (properties.totalGlobalMem * 10 + kBytesPerGiB / 2) / kBytesPerGiB;
     std::snprintf(plugin.description, sizeof plugin.description,
-                  "%s (sm_%d%d, %zu.%zu GiB, driver %d.%d)", properties.name, properties.major,
-                  properties.minor, memory_tenths_gib / 10, memory_tenths_gib % 10,
-                  driver_version / 1000, driver_version % 1000 / 10);
+                  "%s (device %d of %d, sm_%d%d, %zu.%zu GiB, driver %d.%d)", properties.name,
+                  plugin.device, device_count, properties.major, properties.minor,
+                  memory_tenths_gib / 10, memory_tenths_gib % 10, driver_version / 1000,
+                  driver_version % 1000 / 10);
 
     char message[sizeof plugin.description + 128];
-    std::snprintf(message, sizeof message,
-                  "cuda plugin: device %d of %d: %s; LAPACK workspaces from %s", plugin.device,
-                  device_count, plugin.description,
+    std::snprintf(message, sizeof message, "cuda plugin: %s; LAPACK workspaces from %s",
+                  plugin.description,
                   plugin.memory_pool != nullptr ? "the default memory pool (stream-ordered)"
                                                 : "cudaMalloc (no memory pools)");
     log_debug(message);

@@ -12,7 +12,12 @@
 //   message naming the entry point and the argument;
 // - new device allocations and workspaces are filled with NaN bytes, so a read of memory
 //   nobody wrote shows up in the results;
-// - an out-of-place C2R transform overwrites its input, as cuFFT may.
+// - an out-of-place C2R transform overwrites its input, as cuFFT may;
+// - with several devices (CUDASIM_DEVICES), streams, events and device memory belong to the
+//   device current on the thread that made them: work enqueued on a stream, or device memory
+//   a routine or copy reads or writes, while another device is current stops the process
+//   (CUDA allows such copies, and peer access once enabled; the plugin needs neither), and an
+//   event recorded on another device's stream fails, as in CUDA.
 // The numerical work is done by the CPU's BLAS, LAPACK and FFTW, opened privately
 // (RTLD_LOCAL) so that a preloaded libgpushim.so never intercepts it.
 //

@@ -1,10 +1,11 @@
-// The emulated CUDA runtime (libcudart): one device whose memory is host memory with a
-// capacity, streams whose work runs only when the host waits for it, events, pinned memory,
-// and the copies between them. See cudasim.h for what the emulation checks.
+// The emulated CUDA runtime (libcudart): devices whose memory is host memory with a capacity,
+// streams whose work runs only when the host waits for it, events, pinned memory, and the
+// copies between them. See cudasim.h for what the emulation checks.
 //
 // Environment (tests only):
-//   CUDASIM_MEMORY=<bytes>   the device's capacity (default 16 GiB)
-//   CUDASIM_DEVICES=0        no device: cudaGetDeviceCount answers cudaErrorNoDevice
+//   CUDASIM_MEMORY=<bytes>   each device's capacity (default 16 GiB)
+//   CUDASIM_DEVICES=<N>      N devices, 0 to 8 (default 1); 0: cudaGetDeviceCount answers
+//                            cudaErrorNoDevice
 //   CUDASIM_MEMORY_POOLS=0   the device does not support memory pools
 //   CUDASIM_FAIL_EVERY=<N>   about one in N of the calls that ask injected_fault() fails
 #include <dlfcn.h>
@@ -19,6 +20,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -28,6 +30,7 @@
 #include "tests/cudasim/cudasim.h"
 
 struct CUstream_st {
+    int device = 0;  // the device current when it was made
     struct Work {
         uint64_t sequence;
         std::function<void()> run;
@@ -39,17 +42,21 @@ struct CUstream_st {
 };
 
 struct CUevent_st {
+    int device = 0;                 // the device current when it was made
     cudaStream_t stream = nullptr;  // where it was last recorded; null: never recorded
     uint64_t sequence = 0;          // it completes when that stream has run this much
 };
 
-struct CUmemPoolHandle_st {};
+struct CUmemPoolHandle_st {
+    int device = 0;
+};
 
 namespace cudasim {
 namespace {
 
 constexpr size_t kAlignment = 256;  // cudaMalloc's documented minimum alignment
 constexpr size_t kDefaultCapacity = size_t{16} << 30;
+constexpr int kMaxDevices = 8;
 // cudaDevAttrMaxPitch of current GPUs: 2-D copies refuse larger pitches.
 constexpr size_t kMaxPitch = (size_t{1} << 31) - 1;
 
@@ -68,7 +75,17 @@ uint64_t environment_number(const char* variable, uint64_t fallback) {
 struct Allocation {
     size_t bytes;
     bool pinned;  // page-locked host memory rather than device memory
+    int device;   // the device whose memory it is; unused for pinned memory
 };
+
+int device_count_setting() {
+    const uint64_t count = environment_number("CUDASIM_DEVICES", 1);
+    if (count > kMaxDevices) {
+        misuse("environment", "CUDASIM_DEVICES=" + std::to_string(count) + " is more than " +
+                                  std::to_string(kMaxDevices));
+    }
+    return static_cast<int>(count);
+}
 
 // Everything the runtime shares between threads. Work runs outside the lock (it may call back
 // into the runtime: a stream waiting for another's event, a CPU routine that reaches
@@ -79,16 +96,19 @@ struct Runtime {
     CUstream_st legacy_stream;
     std::set<cudaStream_t> streams;
     std::map<uintptr_t, Allocation> allocations;  // live blocks by start address
-    size_t device_bytes_used = 0;
+    size_t device_bytes_used[kMaxDevices] = {};
     size_t capacity = environment_number("CUDASIM_MEMORY", kDefaultCapacity);
-    int device_count = static_cast<int>(environment_number("CUDASIM_DEVICES", 1) != 0);
+    int device_count = device_count_setting();
     bool memory_pools = environment_number("CUDASIM_MEMORY_POOLS", 1) != 0;
     uint64_t fail_every = environment_number("CUDASIM_FAIL_EVERY", 0);
     std::atomic<uint64_t> fault_candidates{0};
-    CUmemPoolHandle_st default_pool;
+    CUmemPoolHandle_st default_pools[kMaxDevices];
     std::unordered_map<std::string, void*> cpu_symbols;
 
-    Runtime() { streams.insert(&legacy_stream); }
+    Runtime() {
+        streams.insert(&legacy_stream);
+        for (int device = 0; device < kMaxDevices; ++device) default_pools[device].device = device;
+    }
 };
 
 Runtime& runtime() {
@@ -175,7 +195,8 @@ const Allocation* find_allocation(const void* address, size_t bytes, uintptr_t* 
     return &it->second;
 }
 
-cudaError_t allocate(void** address, size_t bytes, bool pinned) {
+// Pinned host memory, or memory of `device`.
+cudaError_t allocate(void** address, size_t bytes, bool pinned, int device) {
     if (address == nullptr) return fail(cudaErrorInvalidValue);
     *address = nullptr;
     if (bytes == 0) return cudaSuccess;
@@ -183,7 +204,7 @@ cudaError_t allocate(void** address, size_t bytes, bool pinned) {
     Runtime& r = runtime();
     {
         std::lock_guard lock(r.mutex);
-        if (!pinned && bytes > r.capacity - r.device_bytes_used) {
+        if (!pinned && bytes > r.capacity - r.device_bytes_used[device]) {
             return fail(cudaErrorMemoryAllocation);
         }
     }
@@ -193,39 +214,44 @@ cudaError_t allocate(void** address, size_t bytes, bool pinned) {
     poison(block, rounded);
     std::lock_guard lock(r.mutex);
     if (!pinned) {
-        if (bytes > r.capacity - r.device_bytes_used) {
+        if (bytes > r.capacity - r.device_bytes_used[device]) {
             std::free(block);
             return fail(cudaErrorMemoryAllocation);
         }
-        r.device_bytes_used += bytes;
+        r.device_bytes_used[device] += bytes;
     }
-    r.allocations.emplace(reinterpret_cast<uintptr_t>(block), Allocation{bytes, pinned});
+    r.allocations.emplace(reinterpret_cast<uintptr_t>(block), Allocation{bytes, pinned, device});
     *address = block;
     return cudaSuccess;
 }
 
 // Takes the block starting at `address` out of the live set; false if there is none of that
 // kind. The bytes stay until release() so that work enqueued before can still use them.
-bool retire(void* address, bool pinned, size_t* bytes) {
+std::optional<Allocation> retire(void* address, bool pinned) {
     Runtime& r = runtime();
     std::lock_guard lock(r.mutex);
     const auto it = r.allocations.find(reinterpret_cast<uintptr_t>(address));
-    if (it == r.allocations.end() || it->second.pinned != pinned) return false;
-    *bytes = it->second.bytes;
+    if (it == r.allocations.end() || it->second.pinned != pinned) return std::nullopt;
+    const Allocation retired = it->second;
     r.allocations.erase(it);
-    return true;
+    return retired;
 }
 
-void release(void* address, bool pinned, size_t bytes) {
+void release(void* address, const Allocation& retired) {
     std::free(address);
-    if (pinned) return;
+    if (retired.pinned) return;
     Runtime& r = runtime();
     std::lock_guard lock(r.mutex);
-    r.device_bytes_used -= bytes;
+    r.device_bytes_used[retired.device] -= retired.bytes;
 }
 
 bool valid_device(int device) {
     return device >= 0 && device < runtime().device_count;
+}
+
+bool default_pool(cudaMemPool_t pool) {
+    const CUmemPoolHandle_st* pools = runtime().default_pools;
+    return pool >= pools && pool < pools + runtime().device_count;
 }
 
 // The memory a copy of `kind` reads and writes, checked before the copy is enqueued.
@@ -263,6 +289,10 @@ void enqueue(cudaStream_t stream, std::function<void()> work) {
     std::lock_guard lock(r.mutex);
     cudaStream_t target = resolve(stream);
     if (!r.streams.contains(target)) misuse("enqueue", "work enqueued on a destroyed stream");
+    if (target != &r.legacy_stream && target->device != current_device) {
+        misuse("enqueue", "work enqueued on a stream of device " + std::to_string(target->device) +
+                              " while device " + std::to_string(current_device) + " is current");
+    }
     target->pending.push_back({++target->enqueued, std::move(work)});
 }
 
@@ -282,6 +312,10 @@ void require_device(const char* api, const char* what, const void* address, size
         std::snprintf(text, sizeof text, "%s [%p, +%zu bytes) is not inside one device allocation",
                       what, address, bytes);
         misuse(api, text);
+    }
+    if (block->device != current_device) {
+        misuse(api, std::string(what) + " is memory of device " + std::to_string(block->device) +
+                        " while device " + std::to_string(current_device) + " is current");
     }
 }
 
@@ -416,7 +450,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* properties, int device) {
     if (properties == nullptr) return fail(cudaErrorInvalidValue);
     if (!cudasim::valid_device(device)) return fail(cudaErrorInvalidDevice);
     *properties = cudaDeviceProp{};
-    std::snprintf(properties->name, sizeof properties->name, "cudasim (CUDA emulated on the CPU)");
+    std::snprintf(properties->name, sizeof properties->name, "cudasim: CUDA emulated on the CPU");
     properties->major = 9;
     properties->minor = 0;
     properties->totalGlobalMem = cudasim::runtime().capacity;
@@ -446,7 +480,7 @@ cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device) {
     if (pool == nullptr) return fail(cudaErrorInvalidValue);
     if (!cudasim::valid_device(device)) return fail(cudaErrorInvalidDevice);
     if (!cudasim::runtime().memory_pools) return fail(cudaErrorNotSupported);
-    *pool = &cudasim::runtime().default_pool;
+    *pool = &cudasim::runtime().default_pools[device];
     return cudaSuccess;
 }
 
@@ -460,46 +494,46 @@ cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
     cudasim::Runtime& r = cudasim::runtime();
     std::lock_guard lock(r.mutex);
     *total_bytes = r.capacity;
-    *free_bytes = r.capacity - r.device_bytes_used;
+    *free_bytes = r.capacity - r.device_bytes_used[cudasim::current_device];
     return cudaSuccess;
 }
 
 cudaError_t cudaMalloc(void** address, size_t bytes) {
-    return cudasim::allocate(address, bytes, false);
+    return cudasim::allocate(address, bytes, false, cudasim::current_device);
 }
 
 cudaError_t cudaFree(void* address) {
     if (address == nullptr) return cudaSuccess;
     // cudaFree synchronises implicitly: work that still uses the block finishes first.
     cudasim::drain_device();
-    size_t bytes = 0;
-    if (!cudasim::retire(address, false, &bytes)) return fail(cudaErrorInvalidValue);
-    cudasim::release(address, false, bytes);
+    const auto retired = cudasim::retire(address, false);
+    if (!retired) return fail(cudaErrorInvalidValue);
+    cudasim::release(address, *retired);
     return cudaSuccess;
 }
 
 cudaError_t cudaMallocFromPoolAsync(void** address, size_t bytes, cudaMemPool_t pool,
                                     cudaStream_t stream) {
-    if (pool != &cudasim::runtime().default_pool || !cudasim::known_stream(stream)) {
+    if (!cudasim::default_pool(pool) || !cudasim::known_stream(stream)) {
         return fail(cudaErrorInvalidValue);
     }
-    return cudasim::allocate(address, bytes, false);
+    return cudasim::allocate(address, bytes, false, pool->device);
 }
 
 // The emulated pool keeps no memory of its own: a block freed in stream order goes back to
 // the device when its stream reaches the free, so there is nothing to trim.
 cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) {
-    if (pool != &cudasim::runtime().default_pool) return fail(cudaErrorInvalidValue);
+    if (!cudasim::default_pool(pool)) return fail(cudaErrorInvalidValue);
     return cudaSuccess;
 }
 
 cudaError_t cudaFreeAsync(void* address, cudaStream_t stream) {
     if (address == nullptr) return cudaSuccess;
     if (!cudasim::known_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
-    size_t bytes = 0;
     // Out of the live set at once: work enqueued after this, on any stream, may not use it.
-    if (!cudasim::retire(address, false, &bytes)) return fail(cudaErrorInvalidValue);
-    cudasim::enqueue(stream, [address, bytes] { cudasim::release(address, false, bytes); });
+    const auto retired = cudasim::retire(address, false);
+    if (!retired) return fail(cudaErrorInvalidValue);
+    cudasim::enqueue(stream, [address, retired] { cudasim::release(address, *retired); });
     return cudaSuccess;
 }
 
@@ -507,15 +541,15 @@ cudaError_t cudaHostAlloc(void** address, size_t bytes, unsigned int flags) {
     constexpr unsigned kKnownFlags =
         cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
     if ((flags & ~kKnownFlags) != 0) return fail(cudaErrorInvalidValue);
-    return cudasim::allocate(address, bytes, true);
+    return cudasim::allocate(address, bytes, true, -1);
 }
 
 cudaError_t cudaFreeHost(void* address) {
     if (address == nullptr) return cudaSuccess;
     cudasim::drain_device();
-    size_t bytes = 0;
-    if (!cudasim::retire(address, true, &bytes)) return fail(cudaErrorInvalidValue);
-    cudasim::release(address, true, bytes);
+    const auto retired = cudasim::retire(address, true);
+    if (!retired) return fail(cudaErrorInvalidValue);
+    cudasim::release(address, *retired);
     return cudaSuccess;
 }
 
@@ -524,6 +558,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) 
         return fail(cudaErrorInvalidValue);
     }
     auto* created = new CUstream_st;
+    created->device = cudasim::current_device;
     cudasim::Runtime& r = cudasim::runtime();
     std::lock_guard lock(r.mutex);
     r.streams.insert(created);
@@ -557,6 +592,7 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
         cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
     if (event == nullptr || (flags & ~kKnownFlags) != 0) return fail(cudaErrorInvalidValue);
     *event = new CUevent_st;
+    (*event)->device = cudasim::current_device;
     return cudaSuccess;
 }
 
@@ -570,9 +606,14 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     if (event == nullptr || !cudasim::known_stream(stream)) {
         return fail(cudaErrorInvalidResourceHandle);
     }
+    // An event records work of its own device only, as CUDA's.
+    cudaStream_t target = cudasim::resolve(stream);
+    const int stream_device =
+        target == &cudasim::runtime().legacy_stream ? cudasim::current_device : target->device;
+    if (event->device != stream_device) return fail(cudaErrorInvalidResourceHandle);
     cudasim::Runtime& r = cudasim::runtime();
     std::lock_guard lock(r.mutex);
-    event->stream = cudasim::resolve(stream);
+    event->stream = target;
     event->sequence = event->stream->enqueued;
     return cudaSuccess;
 }

@@ -195,4 +195,58 @@ TEST(CudasimRuntimeDeathTest, ACopyOverrunningAPinnedBufferStops) {
     EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
 }
 
+// The test runs with CUDASIM_DEVICES=2 (tests/cudasim/CMakeLists.txt).
+TEST(CudasimRuntime, EachDeviceHasItsOwnMemoryAndPool) {
+    int count = 0;
+    ASSERT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
+    ASSERT_EQ(count, 2);
+    size_t free_0 = 0, free_1 = 0, total = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free_0, &total), cudaSuccess);
+    ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+    void* block = device_block(4096);
+    ASSERT_EQ(cudaMemGetInfo(&free_1, &total), cudaSuccess);
+    EXPECT_EQ(free_1, total - 4096);
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+    size_t free_0_now = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free_0_now, &total), cudaSuccess);
+    EXPECT_EQ(free_0_now, free_0);
+    cudaMemPool_t pool_0 = nullptr, pool_1 = nullptr;
+    ASSERT_EQ(cudaDeviceGetDefaultMemPool(&pool_0, 0), cudaSuccess);
+    ASSERT_EQ(cudaDeviceGetDefaultMemPool(&pool_1, 1), cudaSuccess);
+    EXPECT_NE(pool_0, pool_1);
+    EXPECT_EQ(cudaSetDevice(2), cudaErrorInvalidDevice);
+    ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+    EXPECT_EQ(cudaFree(block), cudaSuccess);
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+}
+
+TEST(CudasimRuntime, AnEventRecordsWorkOfItsOwnDeviceOnly) {
+    cudaEvent_t event = nullptr;
+    ASSERT_EQ(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), cudaSuccess);
+    ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+    cudaStream_t stream = new_stream();
+    EXPECT_EQ(cudaEventRecord(event, stream), cudaErrorInvalidResourceHandle);
+    EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidResourceHandle);
+    EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+    EXPECT_EQ(cudaEventDestroy(event), cudaSuccess);
+}
+
+TEST(CudasimRuntimeDeathTest, WorkAndMemoryBelongToTheDeviceCurrentWhenMade) {
+    ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+    cudaStream_t stream = new_stream();
+    void* device = device_block(64);
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+    EXPECT_DEATH(cudasim::enqueue(stream, [] {}),
+                 "work enqueued on a stream of device 1 while device 0 is current");
+    EXPECT_DEATH(cudasim::require_device("cublasDgemm", "A", device, 64),
+                 "cudasim: cublasDgemm: A is memory of device 1 while device 0 is current");
+    ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+    cudasim::enqueue(stream, [] {});
+    cudasim::require_device("cublasDgemm", "A", device, 64);
+    EXPECT_EQ(cudaFree(device), cudaSuccess);
+    EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+}
+
 }  // namespace

@@ -98,6 +98,9 @@ int init(const gpushim_host_services* services) {
     d.nan_pivot = parse_unsigned("GPUSHIM_HOSTSIM_NAN_PIVOT", 0) != 0;
     d.pinned_capacity =
         parse_unsigned("GPUSHIM_HOSTSIM_PINNED_MEMORY", std::numeric_limits<std::size_t>::max());
+    // Its one device is the one any choice comes to; asked, as a plugin does, so that the
+    // host's answer (its warnings) is tested on this plugin too.
+    if (services != nullptr && services->choose_device != nullptr) services->choose_device(1);
     // A slow initialisation, like CUDA's, for tests of what happens meanwhile.
     std::this_thread::sleep_for(
         std::chrono::milliseconds(parse_unsigned("GPUSHIM_HOSTSIM_INIT_MS", 0)));

@@ -35,6 +35,11 @@ import tempfile
 SKIP = 77
 TEST_BACKEND_VARIABLE = "TEST_GPUSHIM_BACKEND"
 CUDASIM_VARIABLE = "TEST_GPUSHIM_CUDASIM"
+# Where launchers put a process's rank on its node, in the order GPUSHIM_DEVICE=local-rank
+# looks at them (gpu/device_choice.cpp).
+LOCAL_RANK_VARIABLES = ("OMPI_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_RANK",
+                        "MPI_LOCALRANKID", "PMI_LOCAL_RANK", "PALS_LOCAL_RANKID",
+                        "FLUX_TASK_LOCAL_ID", "SLURM_LOCALID")
 _TEST_BACKEND = object()  # make_env's default: the backend under test
 COUNTERS = ("calls", "gpu_calls", "cpu_calls", "fallbacks", "seconds", "flops",
             "bytes_h2d", "bytes_d2h")

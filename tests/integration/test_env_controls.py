@@ -30,6 +30,11 @@ A settings file (GPUSHIM_CONFIG) holds the same settings; the environment wins:
   - a file with a line that is no setting and an unknown name: one warning for each,
     naming the file and line, and results correct
   - GPUSHIM_CONFIG naming no file: a warning naming it, correct results
+GPUSHIM_DEVICE (the emulated CUDA libraries with two devices; hostsim has one):
+  - local-rank with OMPI_COMM_WORLD_LOCAL_RANK=3, products and a solve: offloaded to
+    device 3 mod the count (the info log says which, and the CUDA plugin's description)
+  - local-rank without a launcher's variable, 5 (beyond the devices), gpu1: one warning
+    naming GPUSHIM_DEVICE, offloaded to the current device
 """
 from __future__ import annotations
 
@@ -141,6 +146,29 @@ def main() -> int:
                       {"@solve": True, "GPUSHIM_CPU_LAPACK": ref_lapack, "GPUSHIM_LOG": "debug"},
                       {"gpu": "dgemm,dgesv",
                        "stderr_has": f"dgesv_ on the CPU comes from {ref_lapack}"}))
+
+    # GPUSHIM_DEVICE: the emulated CUDA libraries have two devices here, hostsim has one.
+    # The launcher's variables other than the one a case sets are taken out of its
+    # environment (a test run inside a Slurm job has SLURM_LOCALID).
+    no_launcher = {v: None for v in st.LOCAL_RANK_VARIABLES}
+    cudasim = os.environ.get(st.CUDASIM_VARIABLE) == "1"
+    devices = {"CUDASIM_DEVICES": "2"} if cudasim else {}
+    rank_3_device = "on 2 devices: device 1" if cudasim else "on 1 device: device 0"
+    cases += [
+        ("DEVICE=local-rank", 120, {},
+         {**no_launcher, **devices, "@solve": True, "GPUSHIM_DEVICE": "local-rank",
+          "OMPI_COMM_WORLD_LOCAL_RANK": "3", "GPUSHIM_LOG": "info"},
+         {"gpu": "dgemm,dgesv",
+          "stderr_has": f"local rank 3 (OMPI_COMM_WORLD_LOCAL_RANK) {rank_3_device}",
+          "stderr_has_too": "(device 1 of 2" if cudasim else "offloading to"}),
+        ("DEVICE=local-rank, no launcher", 60, {},
+         {**no_launcher, **devices, "GPUSHIM_DEVICE": "local-rank"},
+         {"gpu": "dgemm", "stderr_has": "GPUSHIM_DEVICE=local-rank: no launcher's local rank"}),
+        ("DEVICE=5", 60, {}, {**devices, "GPUSHIM_DEVICE": "5"},
+         {"gpu": "dgemm", "stderr_has": "GPUSHIM_DEVICE=5 is not valid here"}),
+        ("DEVICE=gpu1", 60, {}, {"GPUSHIM_DEVICE": "gpu1"},
+         {"gpu": "dgemm", "stderr_has": "GPUSHIM_DEVICE=gpu1 is not valid"}),
+    ]
 
     if backend != "hostsim":
         left_out = [c[0] for c in cases if any(k.startswith("GPUSHIM_HOSTSIM_") for k in c[3])]

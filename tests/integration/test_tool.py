@@ -9,7 +9,9 @@
     the file, dgemm's threshold, the device, the residency cache's room, the CPU BLAS
     library; exit 0; with GPUSHIM_CACHE_BYTES=0: the cache is off; with
     GPUSHIM_GPU_MEMORY=4G: that limit, and a cache of a quarter of it; with
-    GPUSHIM_CPU_LAPACK=Debian's reference LAPACK: that library for dgesv_
+    GPUSHIM_CPU_LAPACK=Debian's reference LAPACK: that library for dgesv_; with
+    GPUSHIM_DEVICE=local-rank and SLURM_LOCALID=5: that rank (and, over the emulated CUDA
+    libraries with two devices, device 1)
   - info with a backend that does not exist: says there is no device; exit 0
   - tune --routines dgemm,dgetrf,dsyevd,zgesdd,fft --max-n 160 --write FILE, the backend
     under test: exit 0; sizes measured (the device completed its calls); every line of FILE
@@ -88,6 +90,14 @@ def main() -> int:
         expect("info, GPUSHIM_GPU_MEMORY=4G", res_limit, 0,
                "device memory gpushim may hold: 4.29 GB (GPUSHIM_GPU_MEMORY)",
                "residency cache: up to 1.07 GB")
+        cudasim = os.environ.get(st.CUDASIM_VARIABLE) == "1"
+        res_device = st.run([tool, "info"], tool_env(extra={
+            **{v: None for v in st.LOCAL_RANK_VARIABLES},
+            "GPUSHIM_DEVICE": "local-rank", "SLURM_LOCALID": "5",
+            **({"CUDASIM_DEVICES": "2"} if cudasim else {})}))
+        expect("info, GPUSHIM_DEVICE=local-rank", res_device, 0,
+               "GPUSHIM_DEVICE: local-rank (5, from SLURM_LOCALID)",
+               *(["(device 1 of 2, "] if cudasim else []))
         ref_lapack = "/usr/lib/x86_64-linux-gnu/lapack/liblapack.so.3"
         if os.path.isfile(ref_lapack):
             res_lapack = st.run([tool, "info"], tool_env(extra={"GPUSHIM_CPU_LAPACK": ref_lapack}))

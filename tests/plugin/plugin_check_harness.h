@@ -10,6 +10,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -141,17 +142,37 @@ inline void give_device_memory(size_t bytes) {
     account.held -= bytes;
 }
 
+// The device the check asks the plugin for, as libgpushim.so passes on GPUSHIM_DEVICE:
+// PLUGIN_CHECK_DEVICE=<number>; unset, -1 (the device current on the calling thread).
+inline int requested_device() {
+    const char* text = std::getenv("PLUGIN_CHECK_DEVICE");
+    return text != nullptr && *text != '\0' ? std::atoi(text) : -1;
+}
+
+inline int choose_device(int device_count) {
+    const int device = requested_device();
+    return device < device_count ? device : -1;
+}
+
 // The plugin's init() with the host services libgpushim.so would give it, the CPU library
 // being the check's own `resolve_cpu_symbol`; false (a SKIP said) where it fails: no device.
+// The check's own thread keeps the device it had: with PLUGIN_CHECK_DEVICE set to another,
+// every entry of the plugin must move to its device and back.
 inline bool init_plugin(void* (*resolve_cpu_symbol)(const char*)) {
     // Static: a plugin keeps the pointer, and calls the services long after init().
     static gpushim_host_services services;
-    services = {resolve_cpu_symbol, log_message, take_device_memory, give_device_memory,
-                release_kept_device_memory};
+    services = {resolve_cpu_symbol,         log_message,  take_device_memory, give_device_memory,
+                release_kept_device_memory, choose_device};
     if (const int s = plugin->init(&services)) {
         std::printf("SKIP: %s plugin: init() -> %d (%s): no usable device\n", plugin->name, s,
                     plugin->describe_error(s));
         return false;
+    }
+    if (const int device = requested_device();
+        device >= 0 && std::strcmp(plugin->name, "cuda") == 0) {
+        const std::string expected = format("(device %d of ", device);
+        report(std::strstr(plugin->device_description(), expected.c_str()) != nullptr,
+               format("the plugin runs on the device asked for: %s", plugin->device_description()));
     }
     return true;
 }

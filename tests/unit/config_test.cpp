@@ -144,6 +144,24 @@ TEST(Config, GpuMemory) {
     EXPECT_TRUE(unknown_variables(variables).empty());
 }
 
+TEST(Config, Device) {
+    using Kind = DeviceChoice::Kind;
+    EXPECT_EQ(load({}).device, DeviceChoice{});
+    EXPECT_EQ(load({}).device.kind, Kind::current);
+    EXPECT_EQ(load({{"GPUSHIM_DEVICE", ""}}).device, DeviceChoice{});
+    EXPECT_EQ(load({{"GPUSHIM_DEVICE", "0"}}).device, (DeviceChoice{Kind::number, 0}));
+    EXPECT_EQ(load({{"GPUSHIM_DEVICE", "3"}}).device, (DeviceChoice{Kind::number, 3}));
+    EXPECT_EQ(load({{"GPUSHIM_DEVICE", "4095"}}).device, (DeviceChoice{Kind::number, 4095}));
+    EXPECT_EQ(load({{"GPUSHIM_DEVICE", "local-rank"}}).device.kind, Kind::local_rank);
+    EXPECT_EQ(load({{"GPUSHIM_DEVICE", "LOCAL-RANK"}}).device.kind, Kind::local_rank);
+    for (const char* bad : {"-1", "4096", "1.0", "gpu1", "local_rank", "0,1", "all"}) {
+        EXPECT_EQ(load({{"GPUSHIM_DEVICE", bad}}).device, DeviceChoice{}) << bad;
+    }
+    char name[] = "GPUSHIM_DEVICE=1";
+    char* variables[] = {name, nullptr};
+    EXPECT_TRUE(unknown_variables(variables).empty());
+}
+
 TEST(Config, Parsers) {
     EXPECT_EQ(parse_count("7", 1, 10), 7u);
     EXPECT_FALSE(parse_count("11", 1, 10).has_value());

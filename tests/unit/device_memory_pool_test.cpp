@@ -24,8 +24,8 @@ class DeviceMemoryPoolTest : public testing::Test {
         auto entry = reinterpret_cast<gpushim_device_plugin_entry>(
             dlsym(handle, GPUSHIM_DEVICE_PLUGIN_ENTRY));
         plugin_ = entry();
-        static const gpushim_host_services services{resolve_nothing, log_nothing, nullptr, nullptr,
-                                                    nullptr};
+        static const gpushim_host_services services{resolve_nothing, log_nothing, nullptr,
+                                                    nullptr,         nullptr,     nullptr};
         ASSERT_EQ(plugin_->init(&services), 0);
     }
 
