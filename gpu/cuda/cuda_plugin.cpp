@@ -2,6 +2,7 @@
 // C table of gpu/device_interface.h. Everything that decides (pooling, staging, tiling,
 // fallback) lives above the interface, where it is tested without a GPU.
 #include <cublas_v2.h>
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
@@ -33,6 +34,12 @@ constexpr int kLogDebug = 4;
 // Written once by init(), which the host calls before anything else.
 struct PluginState {
     int device = 0;
+    // The device's primary context, which the runtime calls of every entry use.
+    CUcontext context = nullptr;
+    // The driver's calls for a thread's current context, from the runtime (cudaGetDriverEntryPoint-
+    // ByVersion): the plugin links no libcuda of its own.
+    CUresult (*get_current_context)(CUcontext*) = nullptr;
+    CUresult (*set_current_context)(CUcontext) = nullptr;
     // The device's default memory pool, from which queues take their LAPACK workspaces in
     // stream order; null where the device does not support memory pools.
     cudaMemPool_t memory_pool = nullptr;
@@ -47,18 +54,54 @@ void log_debug(const char* message) {
     }
 }
 
-// The CUDA runtime's current device is per thread and the host calls in from any of the
-// program's threads, some of which may have chosen another device for their own CUDA
-// work: every call runs on the plugin's device and leaves the caller's choice as it was.
+int driver_status(CUresult result) {
+    return result == CUDA_SUCCESS ? kSuccess : kDriverStatusBase + static_cast<int>(result);
+}
+
+// The current context is per thread, and the host calls in from any of the program's threads:
+// some have none (a cudaSetDevice to put back "device 0" would create device 0's context, a few
+// hundred MiB on a GPU another process may be using), some have chosen another device, or a
+// context of their own, for their own CUDA work. Every entry runs in the plugin's context and
+// leaves the thread's own as it was, none included.
 template <typename Call>
 int on_plugin_device(Call call) {
-    int previous = 0;
-    if (const int status = runtime_status(cudaGetDevice(&previous))) return status;
-    if (previous == plugin.device) return call();
-    if (const int status = runtime_status(cudaSetDevice(plugin.device))) return status;
+    CUcontext previous = nullptr;
+    if (const int status = driver_status(plugin.get_current_context(&previous))) return status;
+    if (previous == plugin.context) return call();
+    if (const int status = driver_status(plugin.set_current_context(plugin.context))) {
+        return status;
+    }
     const int status = call();
-    runtime_status(cudaSetDevice(previous));  // the call's status is the one to report
+    plugin.set_current_context(previous);  // the call's status is the one to report
     return status;
+}
+
+// `function` of the driver, as the runtime finds it.
+template <typename Function>
+int driver_function(const char* name, Function** function) {
+    void* address = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    const int status = runtime_status(cudaGetDriverEntryPointByVersion(
+        name, &address, CUDART_VERSION, cudaEnableDefault, &found));
+    if (status != kSuccess) return status;
+    if (found != cudaDriverEntryPointSuccess || address == nullptr) {
+        return driver_status(CUDA_ERROR_NOT_FOUND);
+    }
+    *function = reinterpret_cast<Function*>(address);
+    return kSuccess;
+}
+
+// The primary context of the plugin's device, created if need be, without changing the calling
+// thread's current context for good.
+int primary_context(CUcontext* context) {
+    CUcontext previous = nullptr;
+    if (const int status = driver_status(plugin.get_current_context(&previous))) return status;
+    // Creates the context where there is none yet: a device that cannot be used (prohibited
+    // or exclusively held compute mode) fails here rather than in the first offloaded call.
+    int status = runtime_status(cudaSetDevice(plugin.device));
+    if (status == kSuccess) status = driver_status(plugin.get_current_context(context));
+    const int restored = driver_status(plugin.set_current_context(previous));
+    return status != kSuccess ? status : restored;
 }
 
 }  // namespace
@@ -83,23 +126,8 @@ void release_kept_device_memory() {
 
 namespace {
 
-int init(const gpushim_host_services* services) {
-    plugin.services = services;
-    int device_count = 0;
-    if (const int status = runtime_status(cudaGetDeviceCount(&device_count))) return status;
-    if (device_count == 0) return kNoDevice;
-    const int chosen = services != nullptr && services->choose_device != nullptr
-                           ? services->choose_device(device_count)
-                           : -1;
-    if (chosen >= 0 && chosen < device_count) {
-        plugin.device = chosen;
-    } else if (const int status = runtime_status(cudaGetDevice(&plugin.device))) {
-        return status;
-    }
-    // Creating the context now makes a device that cannot be used (prohibited or
-    // exclusively held compute mode) fail here rather than in the first offloaded call.
-    if (const int status = runtime_status(cudaInitDevice(plugin.device, 0, 0))) return status;
-
+// The device's properties, memory pool and description, for init.
+int read_device(int device_count) {
     cudaDeviceProp properties{};
     if (const int status = runtime_status(cudaGetDeviceProperties(&properties, plugin.device))) {
         return status;
@@ -136,6 +164,28 @@ int init(const gpushim_host_services* services) {
                                                 : "cudaMalloc (no memory pools)");
     log_debug(message);
     return kSuccess;
+}
+
+int init(const gpushim_host_services* services) {
+    plugin.services = services;
+    int device_count = 0;
+    if (const int status = runtime_status(cudaGetDeviceCount(&device_count))) return status;
+    if (device_count == 0) return kNoDevice;
+    const int chosen = services != nullptr && services->choose_device != nullptr
+                           ? services->choose_device(device_count)
+                           : -1;
+    if (chosen >= 0 && chosen < device_count) {
+        plugin.device = chosen;
+    } else if (const int status = runtime_status(cudaGetDevice(&plugin.device))) {
+        return status;
+    }
+    if (int status = driver_function("cuCtxGetCurrent", &plugin.get_current_context);
+        status != kSuccess ||
+        (status = driver_function("cuCtxSetCurrent", &plugin.set_current_context)) != kSuccess ||
+        (status = primary_context(&plugin.context)) != kSuccess) {
+        return status;
+    }
+    return on_plugin_device([&] { return read_device(device_count); });
 }
 
 const char* device_description() {
@@ -187,6 +237,11 @@ const char* describe_error(int status) {
         return "the CUDA plugin got an FFT description it cannot plan: an unknown kind or "
                "precision, a rank outside 1..3, a size or howmany below 1, a C2C sign other "
                "than -1 and +1, or arrays whose byte offsets exceed int64";
+    }
+    if (status >= kDriverStatusBase) {
+        text = "CUDA driver error " + std::to_string(status - kDriverStatusBase) +
+               " (CUresult) making the plugin's context current, or finding how to";
+        return text.c_str();
     }
     if (status >= kCufftStatusBase) {
         const int code = status - kCufftStatusBase;

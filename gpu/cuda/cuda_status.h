@@ -25,6 +25,9 @@ enum PluginStatus : int {
 inline constexpr int kCudaStatusBase = 100000;
 inline constexpr int kCublasStatusBase = 200000;
 inline constexpr int kCusolverStatusBase = 300000;
+// CUresult values of the two driver calls the plugin makes (the current context's), below
+// 1000 (kCufftStatusBase, cuda_fft.h, is 400000).
+inline constexpr int kDriverStatusBase = 500000;
 
 // The status of a CUDA runtime call that returned `error`. A failing call also leaves the
 // error as the calling thread's last one, where a later check of cudaGetLastError (cuBLAS's,

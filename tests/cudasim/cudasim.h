@@ -13,11 +13,17 @@
 // - new device allocations and workspaces are filled with NaN bytes, so a read of memory
 //   nobody wrote shows up in the results;
 // - an out-of-place C2R transform overwrites its input, as cuFFT may;
-// - with several devices (CUDASIM_DEVICES), streams, events and device memory belong to the
-//   device current on the thread that made them: work enqueued on a stream, or device memory
-//   a routine or copy reads or writes, while another device is current stops the process
-//   (CUDA allows such copies, and peer access once enabled; the plugin needs neither), and an
-//   event recorded on another device's stream fails, as in CUDA.
+// - with several devices (CUDASIM_DEVICES), streams, events, library handles, cuFFT plans and
+//   device memory belong to the device current on the thread that made them: work enqueued
+//   on a stream, device memory a routine or copy reads or writes, or a stream given to a
+//   handle or plan, while another device is current stops the process (CUDA allows such
+//   copies, and peer access once enabled; the plugin needs neither), and an event recorded on
+//   another device's stream fails, as in CUDA;
+// - a thread has no current context until it sets a device (cudaSetDevice makes the device's
+//   context, as since CUDA 12) or makes a call that needs one (which makes device 0's); with
+//   CUDASIM_UNTOUCHED_DEVICE=<d>, making device d's context stops the process, so a test can
+//   require that a device the program does not use is left alone. The driver's
+//   cuCtxGetCurrent and cuCtxSetCurrent are emulated, through cudaGetDriverEntryPointByVersion.
 // The numerical work is done by the CPU's BLAS, LAPACK and FFTW, opened privately
 // (RTLD_LOCAL) so that a preloaded libgpushim.so never intercepts it.
 //
@@ -39,6 +45,19 @@ namespace cudasim {
 // waits for the stream. Null and cudaStreamLegacy mean the legacy default stream;
 // cudaStreamPerThread is not emulated (misuse).
 void enqueue(cudaStream_t stream, std::function<void()> work);
+
+// The device of the calling thread's current context. A thread without one gets device 0's
+// primary context, as the runtime makes it at the first call that needs a context.
+int context_device();
+
+// The device `stream` belongs to: the one current where it was made; the legacy stream's is
+// the calling thread's context's.
+int stream_device(cudaStream_t stream);
+
+// Stops the process (misuse) unless the calling thread's context and `stream` are both of
+// `device`, the device of the library handle or cuFFT plan that `api` gives the stream to (a
+// handle or plan belongs to the device current when it was made).
+void require_handle_device(const char* api, int device, cudaStream_t stream);
 
 // Stops the process with "cudasim: <api>: <message>": the plugin used the API in a way a GPU
 // would not survive or would answer wrongly.

@@ -23,6 +23,7 @@
 #include "tests/cudasim/cudasim.h"
 
 struct cublasContext {
+    int device = 0;                 // the device current when it was made
     cudaStream_t stream = nullptr;  // "If the cuBLAS library stream is not set, all kernels use
                                     // the default NULL stream."
     cublasPointerMode_t pointer_mode = CUBLAS_POINTER_MODE_HOST;
@@ -533,6 +534,7 @@ cublasStatus_t cublasCreate_v2(cublasHandle_t* handle) {
     if (cudasim::injected_fault()) return CUBLAS_STATUS_ALLOC_FAILED;
     auto* created = new (std::nothrow) cublasContext;
     if (created == nullptr) return CUBLAS_STATUS_ALLOC_FAILED;
+    created->device = cudasim::context_device();
     std::lock_guard lock(cudasim::handles().mutex);
     cudasim::handles().live.insert(created);
     *handle = created;
@@ -559,6 +561,7 @@ cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t stream) {
     if (!cudasim::settings("cublasSetStream", handle, &context)) {
         return CUBLAS_STATUS_NOT_INITIALIZED;
     }
+    cudasim::require_handle_device("cublasSetStream", context.device, stream);
     std::lock_guard lock(cudasim::handles().mutex);
     handle->stream = stream;
     return CUBLAS_STATUS_SUCCESS;

@@ -125,6 +125,7 @@ struct WorkArea {
 };
 
 struct Plan {
+    int device = 0;     // the device current when it was made
     bool made = false;  // by cufftMakePlanMany64; a handle from cufftCreate alone executes nothing
     std::shared_ptr<WorkArea> work_area;
     cudaStream_t stream = nullptr;
@@ -393,10 +394,12 @@ cufftResult check_sizes(cufftHandle handle, int rank, const long long* n, cufftT
 cufftResult cufftCreate(cufftHandle* handle) {
     if (handle == nullptr) return CUFFT_INVALID_VALUE;
     if (cudasim::injected_fault()) return CUFFT_ALLOC_FAILED;
+    Plan created;
+    created.device = cudasim::context_device();
     Plans& table = plans();
     const std::lock_guard lock(table.mutex);
     *handle = ++table.last;
-    table.plans.emplace(*handle, Plan{});
+    table.plans.emplace(*handle, std::move(created));
     return CUFFT_SUCCESS;
 }
 
@@ -486,6 +489,7 @@ cufftResult cufftSetStream(cufftHandle handle, cudaStream_t stream) {
     const std::lock_guard lock(table.mutex);
     const auto found = table.plans.find(handle);
     if (found == table.plans.end()) return CUFFT_INVALID_PLAN;
+    cudasim::require_handle_device("cufftSetStream", found->second.device, stream);
     found->second.stream = stream;
     return CUFFT_SUCCESS;
 }

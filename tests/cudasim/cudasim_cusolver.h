@@ -9,6 +9,7 @@
 #include <string>
 
 struct cusolverDnContext {
+    int device = 0;  // the device current when it was made
     cudaStream_t stream = nullptr;
 };
 

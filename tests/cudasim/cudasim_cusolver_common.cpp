@@ -53,7 +53,9 @@ cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t* handle) {
     if (handle == nullptr) cudasim::misuse("cusolverDnCreate", "handle is null");
     if (cudasim::injected_fault()) return CUSOLVER_STATUS_ALLOC_FAILED;
     *handle = new (std::nothrow) cusolverDnContext;
-    return *handle != nullptr ? CUSOLVER_STATUS_SUCCESS : CUSOLVER_STATUS_ALLOC_FAILED;
+    if (*handle == nullptr) return CUSOLVER_STATUS_ALLOC_FAILED;
+    (*handle)->device = cudasim::context_device();
+    return CUSOLVER_STATUS_SUCCESS;
 }
 
 cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t handle) {
@@ -64,6 +66,7 @@ cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t handle) {
 
 cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle, cudaStream_t stream) {
     if (handle == nullptr) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    cudasim::require_handle_device("cusolverDnSetStream", handle->device, stream);
     handle->stream = stream;
     return CUSOLVER_STATUS_SUCCESS;
 }

@@ -7,7 +7,10 @@
 //   CUDASIM_DEVICES=<N>      N devices, 0 to 8 (default 1); 0: cudaGetDeviceCount answers
 //                            cudaErrorNoDevice
 //   CUDASIM_MEMORY_POOLS=0   the device does not support memory pools
+//   CUDASIM_UNTOUCHED_DEVICE=<d>  making device d's context stops the process: the process
+//                            under test must leave that device alone
 //   CUDASIM_FAIL_EVERY=<N>   about one in N of the calls that ask injected_fault() fails
+#include <cuda.h>
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -48,6 +51,11 @@ struct CUevent_st {
 };
 
 struct CUmemPoolHandle_st {
+    int device = 0;
+};
+
+// A device's primary context, the only kind emulated.
+struct CUctx_st {
     int device = 0;
 };
 
@@ -99,6 +107,9 @@ struct Runtime {
     size_t device_bytes_used[kMaxDevices] = {};
     size_t capacity = environment_number("CUDASIM_MEMORY", kDefaultCapacity);
     int device_count = device_count_setting();
+    int untouched_device = static_cast<int>(environment_number("CUDASIM_UNTOUCHED_DEVICE", -1ULL));
+    CUctx_st primary_contexts[kMaxDevices];
+    std::atomic<bool> context_made[kMaxDevices] = {};
     bool memory_pools = environment_number("CUDASIM_MEMORY_POOLS", 1) != 0;
     uint64_t fail_every = environment_number("CUDASIM_FAIL_EVERY", 0);
     std::atomic<uint64_t> fault_candidates{0};
@@ -107,7 +118,10 @@ struct Runtime {
 
     Runtime() {
         streams.insert(&legacy_stream);
-        for (int device = 0; device < kMaxDevices; ++device) default_pools[device].device = device;
+        for (int device = 0; device < kMaxDevices; ++device) {
+            default_pools[device].device = device;
+            primary_contexts[device].device = device;
+        }
     }
 };
 
@@ -118,7 +132,25 @@ Runtime& runtime() {
 }
 
 thread_local cudaError_t last_error = cudaSuccess;
-thread_local int current_device = 0;
+// The calling thread's current context: none until the thread sets a device, makes a context
+// current or makes a call that needs one.
+thread_local CUcontext current_context = nullptr;
+
+void make_context(int device) {
+    Runtime& r = runtime();
+    if (device == r.untouched_device) {
+        misuse("context", "device " + std::to_string(device) +
+                              "'s context was made, which CUDASIM_UNTOUCHED_DEVICE says the "
+                              "process leaves alone");
+    }
+    r.context_made[device].store(true);
+}
+
+// The device cudaGetDevice answers: the current context's, device 0 where there is none (and
+// none is made).
+int current_device() {
+    return current_context != nullptr ? current_context->device : 0;
+}
 
 cudaError_t fail(cudaError_t error) {
     last_error = error;
@@ -251,7 +283,8 @@ bool valid_device(int device) {
 
 bool default_pool(cudaMemPool_t pool) {
     const CUmemPoolHandle_st* pools = runtime().default_pools;
-    return pool >= pools && pool < pools + runtime().device_count;
+    return std::any_of(pools, pools + runtime().device_count,
+                       [&](const CUmemPoolHandle_st& known) { return &known == pool; });
 }
 
 // The memory a copy of `kind` reads and writes, checked before the copy is enqueued.
@@ -284,14 +317,38 @@ size_t pitched_bytes(size_t pitch, size_t width, size_t height) {
 
 }  // namespace
 
+int context_device() {
+    if (current_context == nullptr && runtime().device_count > 0) {
+        make_context(0);
+        current_context = &runtime().primary_contexts[0];
+    }
+    return current_device();
+}
+
+int stream_device(cudaStream_t stream) {
+    cudaStream_t target = resolve(stream);
+    return target == &runtime().legacy_stream ? context_device() : target->device;
+}
+
+void require_handle_device(const char* api, int device, cudaStream_t stream) {
+    const int current = context_device();
+    const int of_stream = stream_device(stream);
+    if (current != device || of_stream != device) {
+        misuse(api, "a stream of device " + std::to_string(of_stream) + ", with device " +
+                        std::to_string(current) + " current, given to a handle of device " +
+                        std::to_string(device));
+    }
+}
+
 void enqueue(cudaStream_t stream, std::function<void()> work) {
+    const int device = context_device();
     Runtime& r = runtime();
     std::lock_guard lock(r.mutex);
     cudaStream_t target = resolve(stream);
     if (!r.streams.contains(target)) misuse("enqueue", "work enqueued on a destroyed stream");
-    if (target != &r.legacy_stream && target->device != current_device) {
+    if (target != &r.legacy_stream && target->device != device) {
         misuse("enqueue", "work enqueued on a stream of device " + std::to_string(target->device) +
-                              " while device " + std::to_string(current_device) + " is current");
+                              " while device " + std::to_string(device) + " is current");
     }
     target->pending.push_back({++target->enqueued, std::move(work)});
 }
@@ -304,6 +361,7 @@ void misuse(const char* api, const std::string& message) {
 
 void require_device(const char* api, const char* what, const void* address, size_t bytes) {
     if (bytes == 0) return;
+    const int device = context_device();
     uintptr_t start = 0;
     std::lock_guard lock(runtime().mutex);
     const Allocation* block = find_allocation(address, bytes, &start);
@@ -313,9 +371,9 @@ void require_device(const char* api, const char* what, const void* address, size
                       what, address, bytes);
         misuse(api, text);
     }
-    if (block->device != current_device) {
+    if (block->device != device) {
         misuse(api, std::string(what) + " is memory of device " + std::to_string(block->device) +
-                        " while device " + std::to_string(current_device) + " is current");
+                        " while device " + std::to_string(device) + " is current");
     }
 }
 
@@ -428,13 +486,15 @@ cudaError_t cudaGetDeviceCount(int* count) {
 cudaError_t cudaGetDevice(int* device) {
     if (device == nullptr) return fail(cudaErrorInvalidValue);
     if (cudasim::runtime().device_count == 0) return fail(cudaErrorNoDevice);
-    *device = cudasim::current_device;
+    *device = cudasim::current_device();
     return cudaSuccess;
 }
 
 cudaError_t cudaSetDevice(int device) {
     if (!cudasim::valid_device(device)) return fail(cudaErrorInvalidDevice);
-    cudasim::current_device = device;
+    // Since CUDA 12 cudaSetDevice makes the device's primary context at once.
+    cudasim::make_context(device);
+    cudasim::current_context = &cudasim::runtime().primary_contexts[device];
     return cudaSuccess;
 }
 
@@ -443,6 +503,7 @@ cudaError_t cudaInitDevice(int device, unsigned int device_flags, unsigned int f
     if (flags != 0 || (device_flags & ~unsigned{cudaDeviceMask}) != 0) {
         return fail(cudaErrorInvalidValue);
     }
+    cudasim::make_context(device);  // not made current
     return cudaSuccess;
 }
 
@@ -485,24 +546,27 @@ cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device) {
 }
 
 cudaError_t cudaDeviceSynchronize(void) {
+    cudasim::context_device();
     cudasim::drain_device();
     return cudaSuccess;
 }
 
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
     if (free_bytes == nullptr || total_bytes == nullptr) return fail(cudaErrorInvalidValue);
+    const int device = cudasim::context_device();
     cudasim::Runtime& r = cudasim::runtime();
     std::lock_guard lock(r.mutex);
     *total_bytes = r.capacity;
-    *free_bytes = r.capacity - r.device_bytes_used[cudasim::current_device];
+    *free_bytes = r.capacity - r.device_bytes_used[device];
     return cudaSuccess;
 }
 
 cudaError_t cudaMalloc(void** address, size_t bytes) {
-    return cudasim::allocate(address, bytes, false, cudasim::current_device);
+    return cudasim::allocate(address, bytes, false, cudasim::context_device());
 }
 
 cudaError_t cudaFree(void* address) {
+    cudasim::context_device();
     if (address == nullptr) return cudaSuccess;
     // cudaFree synchronises implicitly: work that still uses the block finishes first.
     cudasim::drain_device();
@@ -514,6 +578,7 @@ cudaError_t cudaFree(void* address) {
 
 cudaError_t cudaMallocFromPoolAsync(void** address, size_t bytes, cudaMemPool_t pool,
                                     cudaStream_t stream) {
+    cudasim::context_device();
     if (!cudasim::default_pool(pool) || !cudasim::known_stream(stream)) {
         return fail(cudaErrorInvalidValue);
     }
@@ -523,6 +588,7 @@ cudaError_t cudaMallocFromPoolAsync(void** address, size_t bytes, cudaMemPool_t 
 // The emulated pool keeps no memory of its own: a block freed in stream order goes back to
 // the device when its stream reaches the free, so there is nothing to trim.
 cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) {
+    cudasim::context_device();
     if (!cudasim::default_pool(pool)) return fail(cudaErrorInvalidValue);
     return cudaSuccess;
 }
@@ -541,10 +607,12 @@ cudaError_t cudaHostAlloc(void** address, size_t bytes, unsigned int flags) {
     constexpr unsigned kKnownFlags =
         cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
     if ((flags & ~kKnownFlags) != 0) return fail(cudaErrorInvalidValue);
+    cudasim::context_device();  // pinned memory belongs to a context too
     return cudasim::allocate(address, bytes, true, -1);
 }
 
 cudaError_t cudaFreeHost(void* address) {
+    cudasim::context_device();
     if (address == nullptr) return cudaSuccess;
     cudasim::drain_device();
     const auto retired = cudasim::retire(address, true);
@@ -558,7 +626,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) 
         return fail(cudaErrorInvalidValue);
     }
     auto* created = new CUstream_st;
-    created->device = cudasim::current_device;
+    created->device = cudasim::context_device();
     cudasim::Runtime& r = cudasim::runtime();
     std::lock_guard lock(r.mutex);
     r.streams.insert(created);
@@ -567,6 +635,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) 
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+    cudasim::context_device();
     cudasim::Runtime& r = cudasim::runtime();
     if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread ||
         !cudasim::known_stream(stream)) {
@@ -582,6 +651,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+    cudasim::context_device();
     if (!cudasim::known_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
     cudasim::drain(cudasim::resolve(stream));
     return cudaSuccess;
@@ -592,11 +662,12 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
         cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
     if (event == nullptr || (flags & ~kKnownFlags) != 0) return fail(cudaErrorInvalidValue);
     *event = new CUevent_st;
-    (*event)->device = cudasim::current_device;
+    (*event)->device = cudasim::context_device();
     return cudaSuccess;
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
+    cudasim::context_device();
     if (event == nullptr) return fail(cudaErrorInvalidResourceHandle);
     delete event;
     return cudaSuccess;
@@ -608,9 +679,9 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     }
     // An event records work of its own device only, as CUDA's.
     cudaStream_t target = cudasim::resolve(stream);
-    const int stream_device =
-        target == &cudasim::runtime().legacy_stream ? cudasim::current_device : target->device;
-    if (event->device != stream_device) return fail(cudaErrorInvalidResourceHandle);
+    if (event->device != cudasim::stream_device(target)) {
+        return fail(cudaErrorInvalidResourceHandle);
+    }
     cudasim::Runtime& r = cudasim::runtime();
     std::lock_guard lock(r.mutex);
     event->stream = target;
@@ -619,6 +690,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+    cudasim::context_device();
     if (event == nullptr) return fail(cudaErrorInvalidResourceHandle);
     cudaStream_t stream = nullptr;
     uint64_t sequence = 0;
@@ -706,6 +778,46 @@ cudaError_t cudaMemset2DAsync(void* address, size_t pitch, int value, size_t wid
             std::memset(static_cast<char*>(address) + row * pitch, value, width);
         }
     });
+    return cudaSuccess;
+}
+
+namespace {
+
+CUresult emulated_cuCtxGetCurrent(CUcontext* context) {
+    if (context == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    *context = cudasim::current_context;
+    return CUDA_SUCCESS;
+}
+
+CUresult emulated_cuCtxSetCurrent(CUcontext context) {
+    const CUctx_st* primary = cudasim::runtime().primary_contexts;
+    const auto known = std::find_if(primary, primary + cudasim::runtime().device_count,
+                                    [&](const CUctx_st& made) { return &made == context; });
+    if (context != nullptr && known == primary + cudasim::runtime().device_count) {
+        return CUDA_ERROR_INVALID_CONTEXT;
+    }
+    cudasim::current_context = context;
+    return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** function,
+                                             unsigned int version, unsigned long long flags,
+                                             cudaDriverEntryPointQueryResult* status) {
+    if (symbol == nullptr || function == nullptr || version < 4000 || flags != cudaEnableDefault) {
+        return fail(cudaErrorInvalidValue);
+    }
+    const std::string_view name(symbol);
+    if (name == "cuCtxGetCurrent") {
+        *function = reinterpret_cast<void*>(&emulated_cuCtxGetCurrent);
+    } else if (name == "cuCtxSetCurrent") {
+        *function = reinterpret_cast<void*>(&emulated_cuCtxSetCurrent);
+    } else {
+        cudasim::misuse("cudaGetDriverEntryPointByVersion",
+                        std::string("the driver's ") + symbol + " is not emulated");
+    }
+    if (status != nullptr) *status = cudaDriverEntryPointSuccess;
     return cudaSuccess;
 }
 

@@ -1,11 +1,13 @@
 // The emulated CUDA runtime's own contract (cudasim.h): a test double that ran work early, lost
 // an ordering or let a stray pointer through would hide exactly the plugin bugs it is there
 // to expose.
+#include <cuda.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/cudasim/cudasim.h"
@@ -247,6 +249,68 @@ TEST(CudasimRuntimeDeathTest, WorkAndMemoryBelongToTheDeviceCurrentWhenMade) {
     EXPECT_EQ(cudaFree(device), cudaSuccess);
     EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
     ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+}
+
+template <typename Function>
+Function* driver_function(const char* name) {
+    void* address = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    EXPECT_EQ(
+        cudaGetDriverEntryPointByVersion(name, &address, CUDART_VERSION, cudaEnableDefault, &found),
+        cudaSuccess);
+    EXPECT_EQ(found, cudaDriverEntryPointSuccess);
+    return reinterpret_cast<Function*>(address);
+}
+
+// Each case on a thread of its own, which starts without a context.
+TEST(CudasimRuntime, AThreadHasNoContextUntilItNeedsOne) {
+    std::thread([] {
+        auto* get_current = driver_function<CUresult(CUcontext*)>("cuCtxGetCurrent");
+        auto* set_current = driver_function<CUresult(CUcontext)>("cuCtxSetCurrent");
+        ASSERT_NE(get_current, nullptr);
+        ASSERT_NE(set_current, nullptr);
+        CUcontext context = nullptr;
+        int device = -1;
+        EXPECT_EQ(cudaGetDevice(&device), cudaSuccess);
+        EXPECT_EQ(device, 0);
+        ASSERT_EQ(get_current(&context), CUDA_SUCCESS);
+        EXPECT_EQ(context, nullptr);  // asking for the device made none
+        void* block = device_block(16);
+        ASSERT_EQ(get_current(&context), CUDA_SUCCESS);
+        ASSERT_NE(context, nullptr);  // the allocation needed one: device 0's
+        const CUcontext device_0 = context;
+
+        ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+        CUcontext device_1 = nullptr;
+        ASSERT_EQ(get_current(&device_1), CUDA_SUCCESS);
+        EXPECT_NE(device_1, device_0);
+        ASSERT_EQ(set_current(nullptr), CUDA_SUCCESS);
+        ASSERT_EQ(get_current(&context), CUDA_SUCCESS);
+        EXPECT_EQ(context, nullptr);
+        ASSERT_EQ(set_current(device_1), CUDA_SUCCESS);
+        EXPECT_EQ(cudaGetDevice(&device), cudaSuccess);
+        EXPECT_EQ(device, 1);
+        int made_up = 0;
+        EXPECT_EQ(set_current(reinterpret_cast<CUcontext>(&made_up)), CUDA_ERROR_INVALID_CONTEXT);
+        ASSERT_EQ(set_current(device_0), CUDA_SUCCESS);
+        EXPECT_EQ(cudaFree(block), cudaSuccess);
+    }).join();
+}
+
+TEST(CudasimRuntimeDeathTest, AHandleTakesStreamsOfItsOwnDeviceOnly) {
+    cudaStream_t stream = new_stream();  // device 0's
+    cudasim::require_handle_device("cublasSetStream", 0, stream);
+    EXPECT_DEATH(cudasim::require_handle_device("cublasSetStream", 1, stream),
+                 "cublasSetStream: a stream of device 0, with device 0 current, given to a "
+                 "handle of device 1");
+    EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
+TEST(CudasimRuntimeDeathTest, UnemulatedDriverFunctionsStop) {
+    void* address = nullptr;
+    EXPECT_DEATH(cudaGetDriverEntryPointByVersion("cuMemAlloc", &address, CUDART_VERSION,
+                                                  cudaEnableDefault, nullptr),
+                 "the driver's cuMemAlloc is not emulated");
 }
 
 }  // namespace

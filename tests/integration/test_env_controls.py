@@ -32,7 +32,8 @@ A settings file (GPUSHIM_CONFIG) holds the same settings; the environment wins:
   - GPUSHIM_CONFIG naming no file: a warning naming it, correct results
 GPUSHIM_DEVICE (the emulated CUDA libraries with two devices; hostsim has one):
   - local-rank with OMPI_COMM_WORLD_LOCAL_RANK=3, products and a solve: offloaded to
-    device 3 mod the count (the info log says which, and the CUDA plugin's description)
+    device 3 mod the count (the info log says which, and the CUDA plugin's description),
+    device 0 left without a context
   - local-rank without a launcher's variable, 5 (beyond the devices), gpu1: one warning
     naming GPUSHIM_DEVICE, offloaded to the current device
 """
@@ -153,10 +154,12 @@ def main() -> int:
     no_launcher = {v: None for v in st.LOCAL_RANK_VARIABLES}
     cudasim = os.environ.get(st.CUDASIM_VARIABLE) == "1"
     devices = {"CUDASIM_DEVICES": "2"} if cudasim else {}
+    # Device 0's context, which a process offloading to device 1 never makes, stops it.
+    untouched_0 = {"CUDASIM_UNTOUCHED_DEVICE": "0"} if cudasim else {}
     rank_3_device = "on 2 devices: device 1" if cudasim else "on 1 device: device 0"
     cases += [
         ("DEVICE=local-rank", 120, {},
-         {**no_launcher, **devices, "@solve": True, "GPUSHIM_DEVICE": "local-rank",
+         {**no_launcher, **devices, **untouched_0, "@solve": True, "GPUSHIM_DEVICE": "local-rank",
           "OMPI_COMM_WORLD_LOCAL_RANK": "3", "GPUSHIM_LOG": "info"},
          {"gpu": "dgemm,dgesv",
           "stderr_has": f"local rank 3 (OMPI_COMM_WORLD_LOCAL_RANK) {rank_3_device}",
