@@ -44,15 +44,19 @@ bool parse_number(std::string_view text, double min, double max, double& value) 
 }
 
 // A GPUSHIM_BACKEND name (not a path) means the plugin beside libgpushim.so, which finds
-// it beside itself; the command is built beside the library and finds it beside itself.
-void resolve_backend_beside_command() {
+// it beside itself: beside the command in the build tree, in the library directory of an
+// installed tree (tools/CMakeLists.txt).
+void resolve_backend_beside_library() {
     const char* configured = gpushim::setting("GPUSHIM_BACKEND");
     const std::string name = configured != nullptr && *configured != '\0' ? configured : "cuda";
     char executable[PATH_MAX];
     const ssize_t length = readlink("/proc/self/exe", executable, sizeof executable);
     if (length <= 0 || length == static_cast<ssize_t>(sizeof executable)) return;
     const std::string path(executable, static_cast<std::size_t>(length));
-    const std::string directory = path.substr(0, path.rfind('/'));
+    std::string directory = path.substr(0, path.rfind('/'));
+    if (access((directory + "/libgpushim.so").c_str(), F_OK) != 0) {
+        directory += "/" GPUSHIM_LIBRARY_DIR_FROM_COMMAND;
+    }
     setenv("GPUSHIM_BACKEND", gpushim::gpu::plugin_path(name, directory).c_str(), 1);
 }
 
@@ -76,7 +80,7 @@ int main(int argc, char** argv) {
         std::fputs(kUsage, stdout);
         return 0;
     }
-    resolve_backend_beside_command();
+    resolve_backend_beside_library();
     if (command == "info") {
         if (argc > 2) return usage_error("info takes no arguments");
         return gpushim::tools::run_info();
