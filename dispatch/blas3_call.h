@@ -40,7 +40,7 @@ bool is_degenerate(const Blas3Op& op);
 // m n s or n k s with s = m or n by side, or s = n + 1), which multiply_add_scale turns into
 // multiply-adds. `side` matters to SYMM/HEMM/TRMM/TRSM only. The x86-64 entry points
 // compute the same product in the same order (shim/blas3_entry_asm.h), so that their test
-// against offload_size / multiply_add_scale decides exactly as worth_offloading does.
+// against offload_size / multiply_add_scale decides exactly as cpu_reason does.
 [[gnu::always_inline]] inline double size_product(gpushim_blas3_kind kind, char side, int64_t m_,
                                                   int64_t n_, int64_t k_) {
     const double m = static_cast<double>(m_);

@@ -225,8 +225,11 @@ Config load_config(const EnvironmentLookup& lookup) {
     }
     if (const char* value = lookup("GPUSHIM_REPORT")) {
         if (parse_switch(value) != std::optional<bool>(false)) config.report = value;
-        config.collect_statistics = !config.report.empty();
     }
+    if (const char* value = lookup("GPUSHIM_LOG")) {
+        config.trace_calls = log::parse_level(value) == std::optional(log::Level::trace);
+    }
+    config.collect_statistics = !config.report.empty() || config.trace_calls;
     if (const char* value = lookup("GPUSHIM_CPU_BLAS")) config.cpu_blas = value;
     if (const char* value = lookup("GPUSHIM_CPU_LAPACK")) config.cpu_lapack = value;
     if (const char* value = lookup("GPUSHIM_CPU_FFTW")) config.cpu_fftw = value;

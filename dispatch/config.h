@@ -35,7 +35,9 @@ struct Config {
     std::array<double, kRoutineCount> offload_size{};
     std::string backend = "cuda";
     std::string report;               // empty: no report; "1": table on stderr; else a file path
-    bool collect_statistics = false;  // a report was asked for
+    // Every call timed and recorded: a report was asked for, or the call trace.
+    bool collect_statistics = false;
+    bool trace_calls = false;  // GPUSHIM_LOG=trace: a line for each call
     std::string cpu_blas;
     std::string cpu_lapack;  // empty: the LAPACK routines come from where cpu_blas says
     std::string cpu_fftw;

@@ -39,21 +39,40 @@ bool run_and_record(const Op& op, Routine routine, bool& fell_back, Execute&& ex
     if (outcome == gpu::Outcome::failed || outcome == gpu::Outcome::unavailable) return false;
     if (statistics_enabled()) {
         const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-        const Placement placement =
-            outcome == gpu::Outcome::completed ? Placement::gpu : Placement::fallback;
-        record_call({routine, placement, elapsed.count(), flop_count(op), transfers.bytes_to_device,
-                     transfers.bytes_to_host, transfers.bytes_reused});
+        const bool completed = outcome == gpu::Outcome::completed;
+        CallRecord record{.routine = routine,
+                          .placement = completed ? Placement::gpu : Placement::fallback,
+                          .seconds = elapsed.count(),
+                          .flops = flop_count(op),
+                          .bytes_to_device = transfers.bytes_to_device,
+                          .bytes_to_host = transfers.bytes_to_host,
+                          .bytes_reused = transfers.bytes_reused,
+                          .reason = completed ? CpuReason::none : CpuReason::device_failed,
+                          .shape = tracing_calls() ? call_shape(op) : std::string()};
+        record_call(record);
     }
     return true;
 }
 
+// The reasons common to every kind of call, in the order the router weighs them.
+CpuReason common_cpu_reason(bool valid, bool degenerate) {
+    if (config().disabled) return CpuReason::disabled;
+    if (inside_device_operation) return CpuReason::inside_device_operation;
+    if (!valid || degenerate) return CpuReason::nothing_to_offload;
+    return CpuReason::none;
+}
+
 }  // namespace
 
-bool worth_offloading(const Blas3Op& op, Routine routine) {
-    const Config& settings = config();
-    return !settings.disabled && !inside_device_operation && arguments_valid(op) &&
-           !is_degenerate(op) &&
-           multiply_adds(op) >= settings.offload_size[static_cast<std::size_t>(routine)];
+CpuReason cpu_reason(const Blas3Op& op, Routine routine) {
+    const bool valid = arguments_valid(op);
+    if (const CpuReason reason = common_cpu_reason(valid, valid && is_degenerate(op));
+        reason != CpuReason::none) {
+        return reason;
+    }
+    return multiply_adds(op) >= config().offload_size[static_cast<std::size_t>(routine)]
+               ? CpuReason::none
+               : CpuReason::below_threshold;
 }
 
 bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell_back) {
@@ -62,11 +81,15 @@ bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell
     });
 }
 
-bool worth_offloading(const LapackOp& op, Routine routine) {
-    const Config& settings = config();
-    if (settings.disabled || inside_device_operation || !arguments_valid(op) || is_degenerate(op))
-        return false;
-    return cubed_order(op) >= settings.offload_size[static_cast<std::size_t>(routine)];
+CpuReason cpu_reason(const LapackOp& op, Routine routine) {
+    const bool valid = arguments_valid(op);
+    if (const CpuReason reason = common_cpu_reason(valid, valid && is_degenerate(op));
+        reason != CpuReason::none) {
+        return reason;
+    }
+    return cubed_order(op) >= config().offload_size[static_cast<std::size_t>(routine)]
+               ? CpuReason::none
+               : CpuReason::below_threshold;
 }
 
 bool run_on_gpu(const LapackOp& op, Routine routine, bool& fell_back) {
@@ -75,14 +98,23 @@ bool run_on_gpu(const LapackOp& op, Routine routine, bool& fell_back) {
     });
 }
 
-std::unique_ptr<gpu::FftDeviceState> bind_to_device(const FftProblem& problem, Routine routine) {
+std::unique_ptr<gpu::FftDeviceState> bind_to_device(const FftProblem& problem, Routine routine,
+                                                    CpuReason& reason) {
     const Config& settings = config();
-    if (settings.disabled || !suits_device(problem) ||
-        fft_points(problem) < settings.offload_size[static_cast<std::size_t>(routine)])
-        return nullptr;
-    // Where no device is usable (no GPU, a forked child), or it cannot plan the transform,
-    // FFTW plans it as the caller asked, MEASURE included.
-    return gpu::plan_fft_on_device(problem);
+    if (settings.disabled) {
+        reason = CpuReason::disabled;
+    } else if (!suits_device(problem)) {
+        reason = CpuReason::not_for_device;
+    } else if (fft_points(problem) < settings.offload_size[static_cast<std::size_t>(routine)]) {
+        reason = CpuReason::below_threshold;
+    } else {
+        // Where no device is usable (no GPU, a forked child), or it cannot plan the
+        // transform, FFTW plans it as the caller asked, MEASURE included.
+        std::unique_ptr<gpu::FftDeviceState> device = gpu::plan_fft_on_device(problem);
+        reason = device != nullptr ? CpuReason::none : CpuReason::device_unavailable;
+        return device;
+    }
+    return nullptr;
 }
 
 bool run_on_gpu(const FftOp& op, Routine routine, gpu::FftDeviceState& device, bool& fell_back) {

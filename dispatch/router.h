@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "dispatch/blas3_call.h"
+#include "dispatch/call_trace.h"
 #include "dispatch/config.h"
 #include "dispatch/fft_call.h"
 #include "dispatch/lapack_call.h"
@@ -31,9 +32,9 @@ bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell
 // Small calls, the common case, leave at the door: an entry point forwards a call to the
 // CPU library at once, before describing it, when its size (a BLAS call's size_product, a
 // LAPACK call's cubed_order; neither depends on the layout, so the raw sizes suffice) is
-// below what this returns. -infinity while a report is collected (every call is routed, to
-// be recorded), +infinity when the library is disabled; else offload_size / `scale`, the
-// size's multiply-adds per unit, which makes the test exactly worth_offloading's.
+// below what this returns. -infinity while a report or the call trace is collected (every
+// call is routed, to be recorded), +infinity when the library is disabled; else offload_size
+// / `scale`, the size's multiply-adds per unit, which makes the test exactly cpu_reason's.
 [[gnu::always_inline]] inline double forward_at_once_below(Routine routine, double scale = 1.0) {
     const Config& settings = config();
     if (settings.collect_statistics) return -std::numeric_limits<double>::infinity();
@@ -41,10 +42,11 @@ bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell
     return settings.offload_size[static_cast<std::size_t>(routine)] / scale;
 }
 
-// Forwards the call through `cpu_call`, timed and recorded when a report is collected.
-// Calls the CPU library makes back into the shim meanwhile are part of this one.
+// Forwards the call through `cpu_call`, timed and recorded when a report or the call trace
+// is collected (`reason`: why it runs there). Calls the CPU library makes back into the shim
+// meanwhile are part of this one.
 template <class Op, class CpuCall>
-void forward_to_cpu(const Op& op, Routine routine, bool fell_back, CpuCall&& cpu_call) {
+void forward_to_cpu(const Op& op, Routine routine, CpuReason reason, CpuCall&& cpu_call) {
     if (!statistics_enabled()) {
         cpu_call();
         return;
@@ -55,24 +57,41 @@ void forward_to_cpu(const Op& op, Routine routine, bool fell_back, CpuCall&& cpu
         cpu_call();
     }
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    record_call({routine, fell_back ? Placement::fallback : Placement::cpu, elapsed.count(),
-                 arguments_valid(op) ? flop_count(op) : 0.0});
+    CallRecord record{
+        .routine = routine,
+        .placement = reason == CpuReason::device_failed ? Placement::fallback : Placement::cpu,
+        .seconds = elapsed.count(),
+        .flops = arguments_valid(op) ? flop_count(op) : 0.0,
+        .reason = reason,
+        .shape = tracing_calls() ? call_shape(op) : std::string()};
+    record_call(record);
 }
 
-// Invalid, degenerate, disabled and below-threshold calls stay on the CPU.
-bool worth_offloading(const Blas3Op& op, Routine routine);
+// Why a call the device has not been tried for stays on the CPU: disabled, invalid,
+// degenerate and below-threshold calls, and those the device plugin's CPU library makes;
+// CpuReason::none for a call worth offloading.
+CpuReason cpu_reason(const Blas3Op& op, Routine routine);
+
+// Why the CPU computes a call the device was tried for: it failed, or declined it.
+constexpr CpuReason after_device(bool fell_back) {
+    return fell_back ? CpuReason::device_failed : CpuReason::device_unavailable;
+}
 
 // `cpu_call` forwards the caller's own arguments to the CPU library; `cpu_part` computes a
 // canonical sub-call there, for the part of a call the device could not finish.
 template <class CpuCall>
 void route(const Blas3Op& op, Routine routine, CpuCall&& cpu_call, CpuPart cpu_part) {
-    bool fell_back = false;
-    if (worth_offloading(op, routine) && run_on_gpu(op, routine, cpu_part, fell_back)) return;
-    forward_to_cpu(op, routine, fell_back, cpu_call);
+    CpuReason reason = cpu_reason(op, routine);
+    if (reason == CpuReason::none) {
+        bool fell_back = false;
+        if (run_on_gpu(op, routine, cpu_part, fell_back)) return;
+        reason = after_device(fell_back);
+    }
+    forward_to_cpu(op, routine, reason, cpu_call);
 }
 
-// LAPACK calls: invalid, degenerate, disabled and below-threshold calls stay on the CPU.
-bool worth_offloading(const LapackOp& op, Routine routine);
+// LAPACK calls: as the Level-3 BLAS calls.
+CpuReason cpu_reason(const LapackOp& op, Routine routine);
 
 // Runs the call on the device; true when its results are in the caller's arrays.
 bool run_on_gpu(const LapackOp& op, Routine routine, bool& fell_back);
@@ -86,8 +105,8 @@ bool run_on_gpu(const LapackOp& op, Routine routine, bool& fell_back);
 template <class CpuCall, class WorkspaceSuffices, class Finish>
 void route(const LapackOp& op, Routine routine, CpuCall&& cpu_call,
            WorkspaceSuffices&& workspace_suffices, Finish&& finish) {
-    bool fell_back = false;
-    if (worth_offloading(op, routine)) {
+    CpuReason reason = cpu_reason(op, routine);
+    if (reason == CpuReason::none) {
         bool workspace_ok = false;
         {
             // The CPU library's query makes queries of its own through the shim's entries.
@@ -95,29 +114,43 @@ void route(const LapackOp& op, Routine routine, CpuCall&& cpu_call,
             workspace_ok = workspace_suffices();
         }
         // Only then are the caller's arrays read: a workspace query may pass none.
-        if (workspace_ok && suits_device(op) && run_on_gpu(op, routine, fell_back)) {
+        bool fell_back = false;
+        if (!workspace_ok) {
+            reason = CpuReason::small_workspace;
+        } else if (!suits_device(op)) {
+            reason = CpuReason::not_for_device;
+        } else if (run_on_gpu(op, routine, fell_back)) {
             finish();
             return;
+        } else {
+            reason = after_device(fell_back);
         }
     }
-    forward_to_cpu(op, routine, fell_back, cpu_call);
+    forward_to_cpu(op, routine, reason, cpu_call);
 }
 
 // FFTs are routed when planned: a transform the device can compute, of at least its
 // routine's threshold, is bound for the device when the library is not disabled, a device
-// is usable and it can plan the transform. The device state of the bound plan, or nullptr.
-std::unique_ptr<gpu::FftDeviceState> bind_to_device(const FftProblem& problem, Routine routine);
+// is usable and it can plan the transform. The device state of the bound plan, or nullptr
+// and why not in `reason`.
+std::unique_ptr<gpu::FftDeviceState> bind_to_device(const FftProblem& problem, Routine routine,
+                                                    CpuReason& reason);
 
 // Runs one execution of a plan bound for the device; true when its result is in op.out.
 bool run_on_gpu(const FftOp& op, Routine routine, gpu::FftDeviceState& device, bool& fell_back);
 
-// `device` is the plan's device state when it is bound for the device, else nullptr;
-// `cpu_call` executes FFTW's plan on the caller's arrays.
+// `device` is the plan's device state when it is bound for the device, else nullptr and
+// `unbound` why; `cpu_call` executes FFTW's plan on the caller's arrays.
 template <class CpuCall>
-void route(const FftOp& op, Routine routine, gpu::FftDeviceState* device, CpuCall&& cpu_call) {
-    bool fell_back = false;
-    if (device != nullptr && run_on_gpu(op, routine, *device, fell_back)) return;
-    forward_to_cpu(op, routine, fell_back, cpu_call);
+void route(const FftOp& op, Routine routine, gpu::FftDeviceState* device, CpuReason unbound,
+           CpuCall&& cpu_call) {
+    CpuReason reason = unbound;
+    if (device != nullptr) {
+        bool fell_back = false;
+        if (run_on_gpu(op, routine, *device, fell_back)) return;
+        reason = after_device(fell_back);
+    }
+    forward_to_cpu(op, routine, reason, cpu_call);
 }
 
 }  // namespace gpushim

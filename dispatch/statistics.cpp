@@ -33,8 +33,8 @@ std::string expand_pid(const std::string& pattern) {
 std::atomic<bool> recorded_in_this_process{false};
 
 void write_report_at_exit() {
-    if (!recorded_in_this_process.load()) return;
     const std::string& setting = config().report;
+    if (!recorded_in_this_process.load() || setting.empty()) return;
     const bool to_stderr = parse_switch(setting) == std::optional<bool>(true);
     const std::string path = to_stderr ? std::string() : expand_pid(setting);
     const std::string text =
@@ -94,6 +94,32 @@ std::string format(const char* pattern, auto... values) {
 
 thread_local int nesting_depth = 0;
 
+std::string byte_count(uint64_t bytes) {
+    if (bytes < 1000) return format("%u B", static_cast<unsigned>(bytes));
+    if (bytes < 1000'000) return format("%.1f kB", static_cast<double>(bytes) * 1e-3);
+    if (bytes < 1000'000'000) return format("%.1f MB", static_cast<double>(bytes) * 1e-6);
+    return format("%.2f GB", static_cast<double>(bytes) * 1e-9);
+}
+
+// "dgemm m=8 n=8 k=8: CPU, 0.012 ms (below its threshold)"; a device call adds the bytes
+// that crossed PCIe each way, and those found on the device already.
+std::string trace_line(const CallRecord& record) {
+    std::string line = std::string(routine_name(record.routine)) + " " + record.shape + ": ";
+    if (record.placement == Placement::gpu) {
+        line += format("GPU, %.3f ms, %s to the device, %s back", record.seconds * 1e3,
+                       byte_count(record.bytes_to_device).c_str(),
+                       byte_count(record.bytes_to_host).c_str());
+        if (record.bytes_reused != 0)
+            line += ", " + byte_count(record.bytes_reused) + " found there";
+        return line;
+    }
+    if (record.placement == Placement::fallback) {
+        return line + format("the device failed; the CPU computed it, %.3f ms in all",
+                             record.seconds * 1e3);
+    }
+    return line + format("CPU, %.3f ms (%s)", record.seconds * 1e3, describe(record.reason));
+}
+
 }  // namespace
 
 NestedCallScope::NestedCallScope() {
@@ -105,6 +131,10 @@ NestedCallScope::~NestedCallScope() {
 
 bool statistics_enabled() {
     return config().collect_statistics;
+}
+
+bool tracing_calls() {
+    return config().trace_calls;
 }
 
 void record_call(const CallRecord& record) {
@@ -129,6 +159,7 @@ void record_call(const CallRecord& record) {
     c.bytes_h2d.fetch_add(record.bytes_to_device, std::memory_order_relaxed);
     c.bytes_d2h.fetch_add(record.bytes_to_host, std::memory_order_relaxed);
     c.bytes_reused.fetch_add(record.bytes_reused, std::memory_order_relaxed);
+    if (tracing_calls()) log::write(log::Level::trace, "%s", trace_line(record).c_str());
 }
 
 RoutineTotals routine_totals(Routine routine) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "dispatch/call_trace.h"
 #include "dispatch/routines.h"
 
 namespace gpushim {
@@ -19,9 +20,14 @@ struct CallRecord {
     uint64_t bytes_to_device = 0;
     uint64_t bytes_to_host = 0;
     uint64_t bytes_reused = 0;  // input bytes already on the device (residency cache)
+    // For the call trace (GPUSHIM_LOG=trace), which takes the shape only while it is on.
+    CpuReason reason = CpuReason::none;
+    std::string shape;
 };
 
+// Whether every call is timed and recorded: for a report, or for the call trace.
 bool statistics_enabled();
+bool tracing_calls();
 
 // While a call runs in the CPU library, the calls it makes through the shim's entry points
 // (a reference LAPACK calling dgemm_) are part of it: they are not recorded again.

@@ -56,12 +56,13 @@ void* plan_transform(PlannedTransform planned, bool single, unsigned flags,
     const PlanningScope planning;
     planned.problem.single = single;
     const Routine routine = fft_routine(planned.problem.kind, single);
-    std::unique_ptr<gpu::FftDeviceState> device = bind_to_device(planned.problem, routine);
+    CpuReason unbound = CpuReason::none;
+    std::unique_ptr<gpu::FftDeviceState> device = bind_to_device(planned.problem, routine, unbound);
     void* cpu_plan = plan_cpu_path(planned, flags, device != nullptr, plan_on_cpu, context);
     if (cpu_plan == nullptr) return nullptr;
     auto* plan = new (std::nothrow)
         FftwPlan{FftwPlan::kMagic, std::move(planned.problem), routine, cpu_plan, planned.in,
-                 planned.out,      std::move(device)};
+                 planned.out,      std::move(device),          unbound};
     // Without memory for the shim's plan, FFTW's own is the answer: the consumers hand it
     // to FFTW.
     return plan != nullptr ? static_cast<void*>(plan) : cpu_plan;

@@ -36,6 +36,7 @@ struct FftwPlan {
     const void* in;  // the planned arrays, for fftw_execute
     void* out;
     std::unique_ptr<gpu::FftDeviceState> device;  // when bound for the device
+    CpuReason unbound = CpuReason::none;          // else why not (for the call trace)
 };
 
 // The shim's plan behind `plan`, or nullptr when FFTW made it.
@@ -78,14 +79,14 @@ void execute_planned(CpuFunction<Function>& cpu, typename fftw::Types<Real>::Pla
     FftwPlan* plan = shim_plan(p);
     if (plan == nullptr) return cpu.get()(p);
     route(FftOp{&plan->problem, plan->in, plan->out}, plan->routine, plan->device.get(),
-          [&] { cpu.get()(fftw_plan_of<Real>(*plan)); });
+          plan->unbound, [&] { cpu.get()(fftw_plan_of<Real>(*plan)); });
 }
 
 template <class Real, class Function, class In, class Out>
 void execute_new(CpuFunction<Function>& cpu, typename fftw::Types<Real>::Plan p, In* in, Out* out) {
     FftwPlan* plan = shim_plan(p);
     if (plan == nullptr) return cpu.get()(p, in, out);
-    route(FftOp{&plan->problem, in, out}, plan->routine, plan->device.get(),
+    route(FftOp{&plan->problem, in, out}, plan->routine, plan->device.get(), plan->unbound,
           [&] { cpu.get()(fftw_plan_of<Real>(*plan), in, out); });
 }
 
@@ -93,7 +94,8 @@ template <class Real, class Function, class... Args>
 void execute_on_cpu(CpuFunction<Function>& cpu, typename fftw::Types<Real>::Plan p, Args... args) {
     FftwPlan* plan = shim_plan(p);
     if (plan == nullptr) return cpu.get()(p, args...);
-    forward_to_cpu(FftOp{&plan->problem, nullptr, nullptr}, plan->routine, false,
+    forward_to_cpu(FftOp{&plan->problem, nullptr, nullptr}, plan->routine,
+                   CpuReason::not_for_device,
                    [&] { cpu.get()(fftw_plan_of<Real>(*plan), args...); });
 }
 

@@ -30,6 +30,11 @@ A settings file (GPUSHIM_CONFIG) holds the same settings; the environment wins:
   - a file with a line that is no setting and an unknown name: one warning for each,
     naming the file and line, and results correct
   - GPUSHIM_CONFIG naming no file: a warning naming it, correct results
+GPUSHIM_LOG=trace (a line for each call):
+  - 8x8 products at the default threshold, no report: each on the CPU, "below its
+    threshold" (the trace alone makes small calls leave the entry points' shortcut)
+  - offloaded products and a solve: each on the GPU, with its sizes; with every device
+    operation failing (hostsim): each recomputed on the CPU
 GPUSHIM_DEVICE (the emulated CUDA libraries with two devices; hostsim has one):
   - local-rank with OMPI_COMM_WORLD_LOCAL_RANK=3, products and a solve: offloaded to
     device 3 mod the count (the info log says which, and the CUDA plugin's description),
@@ -148,6 +153,20 @@ def main() -> int:
                       {"gpu": "dgemm,dgesv",
                        "stderr_has": f"dgesv_ on the CPU comes from {ref_lapack}"}))
 
+    # GPUSHIM_LOG=trace: a line for each call, small ones included.
+    cases += [
+        ("LOG=trace, small, no report", 8, {"threshold": None}, {"GPUSHIM_LOG": "trace"},
+         {"no_report": True, "stderr_lacks": "GPUSHIM_REPORT",
+          "stderr_has": "trace: dgemm m=8 n=8 k=8: CPU",
+          "stderr_has_too": "trace: ssyrk n=8 k=8: CPU"}),
+        ("LOG=trace, offloaded", 120, {}, {"@solve": True, "GPUSHIM_LOG": "trace"},
+         {"gpu": "dgemm,dgesv", "stderr_has": "trace: dgemm m=120 n=120 k=120: GPU, ",
+          "stderr_has_too": "trace: dgesv n=120 nrhs=1: GPU, "}),
+        ("LOG=trace, device failing", 120, {}, {"GPUSHIM_LOG": "trace",
+                                                "GPUSHIM_HOSTSIM_FAIL_EVERY": "2"},
+         {"stderr_has": "trace: zgemm m=120 n=120 k=120: the device failed; the CPU computed it"}),
+    ]
+
     # GPUSHIM_DEVICE: the emulated CUDA libraries have two devices here, hostsim has one.
     # The launcher's variables other than the one a case sets are taken out of its
     # environment (a test run inside a Slurm job has SLURM_LOCALID).
@@ -197,6 +216,8 @@ def main() -> int:
                 extra["GPUSHIM_CONFIG"] = config
             if expect.get("report_stderr"):
                 env = st.make_env(shim, None, extra={"GPUSHIM_REPORT": "1", **extra}, **kw)
+            elif expect.get("no_report"):
+                env = st.make_env(shim, None, extra=extra, **kw)
             else:
                 env = st.make_env(shim, rdir, extra=extra, **kw)
             res = st.run([args.python, prog, str(n)] + solve, env, cwd=tmp)
@@ -214,6 +235,8 @@ def main() -> int:
             if expect.get("stderr_has_too") and expect["stderr_has_too"] not in res.stderr:
                 mine.append(f"stderr does not mention {expect['stderr_has_too']}: "
                             f"{res.stderr[-600:]!r}")
+            if expect.get("stderr_lacks") and expect["stderr_lacks"] in res.stderr:
+                mine.append(f"stderr mentions {expect['stderr_lacks']}: {res.stderr[-600:]!r}")
             if expect.get("stderr_has") and res.stderr.count(expect["stderr_has"]) > 3:
                 mine.append(f"warned {res.stderr.count(expect['stderr_has'])} times "
                             f"(want once)")

@@ -162,6 +162,18 @@ TEST(Config, Device) {
     EXPECT_TRUE(unknown_variables(variables).empty());
 }
 
+TEST(Config, TheCallTraceRecordsEveryCall) {
+    EXPECT_FALSE(load({}).trace_calls);
+    EXPECT_FALSE(load({}).collect_statistics);
+    const Config trace = load({{"GPUSHIM_LOG", "trace"}});
+    EXPECT_TRUE(trace.trace_calls);
+    EXPECT_TRUE(trace.collect_statistics);
+    EXPECT_TRUE(trace.report.empty());
+    EXPECT_FALSE(load({{"GPUSHIM_LOG", "debug"}}).trace_calls);
+    EXPECT_FALSE(load({{"GPUSHIM_LOG", "tracing"}}).trace_calls);
+    EXPECT_TRUE(load({{"GPUSHIM_REPORT", "1"}}).collect_statistics);
+}
+
 TEST(Config, Parsers) {
     EXPECT_EQ(parse_count("7", 1, 10), 7u);
     EXPECT_FALSE(parse_count("11", 1, 10).has_value());

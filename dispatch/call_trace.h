@@ -1,0 +1,34 @@
+// The call trace (GPUSHIM_LOG=trace): one line per intercepted call, saying what it was, where
+// it ran, why there, and what it cost.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "dispatch/blas3_call.h"
+#include "dispatch/fft_call.h"
+#include "dispatch/lapack_call.h"
+
+namespace gpushim {
+
+// Why a call ran on the CPU.
+enum class CpuReason : uint8_t {
+    none,                     // it ran on the device
+    disabled,                 // GPUSHIM_DISABLE
+    nothing_to_offload,       // invalid arguments or nothing to compute: the CPU library's answer
+    below_threshold,          // its routine's GPUSHIM_THRESHOLD
+    inside_device_operation,  // made by the CPU library the device plugin computes with
+    small_workspace,          // a LAPACK workspace smaller than the CPU library would want
+    not_for_device,           // what the device interface does not take (FFTW's r2r, a mode)
+    device_unavailable,       // no usable device, or no room on it
+    device_failed,            // the device failed: recomputed on the CPU
+};
+
+const char* describe(CpuReason reason);
+
+// The call's sizes, as the trace names them ("m=1200 n=1200 k=600").
+std::string call_shape(const Blas3Op& op);
+std::string call_shape(const LapackOp& op);
+std::string call_shape(const FftOp& op);
+
+}  // namespace gpushim
