@@ -26,6 +26,8 @@ const char* describe(CpuReason reason) {
             return "below its threshold";
         case CpuReason::inside_device_operation:
             return "called by the device plugin's CPU library";
+        case CpuReason::workspace_query:
+            return "a workspace query";
         case CpuReason::small_workspace:
             return "a workspace smaller than the CPU library's";
         case CpuReason::not_for_device:
@@ -34,6 +36,8 @@ const char* describe(CpuReason reason) {
             return "no usable device, or no room on it";
         case CpuReason::device_failed:
             return "the device failed: recomputed";
+        case CpuReason::device_failed_part_way:
+            return "the device failed part-way: the CPU computed the rest";
     }
     return "";
 }

@@ -18,10 +18,12 @@ enum class CpuReason : uint8_t {
     nothing_to_offload,       // invalid arguments or nothing to compute: the CPU library's answer
     below_threshold,          // its routine's GPUSHIM_THRESHOLD
     inside_device_operation,  // made by the CPU library the device plugin computes with
+    workspace_query,          // a LAPACK workspace query: the CPU library's answer
     small_workspace,          // a LAPACK workspace smaller than the CPU library would want
     not_for_device,           // what the device interface does not take (FFTW's r2r, a mode)
     device_unavailable,       // no usable device, or no room on it
     device_failed,            // the device failed: recomputed on the CPU
+    device_failed_part_way,   // the device failed part-way: the CPU computed the rest
 };
 
 const char* describe(CpuReason reason);

@@ -47,32 +47,30 @@ bool run_and_record(const Op& op, Routine routine, bool& fell_back, Execute&& ex
                           .bytes_to_device = transfers.bytes_to_device,
                           .bytes_to_host = transfers.bytes_to_host,
                           .bytes_reused = transfers.bytes_reused,
-                          .reason = completed ? CpuReason::none : CpuReason::device_failed,
+                          .reason = completed ? CpuReason::none : CpuReason::device_failed_part_way,
                           .shape = tracing_calls() ? call_shape(op) : std::string()};
         record_call(record);
     }
     return true;
 }
 
-// The reasons common to every kind of call, in the order the router weighs them.
-CpuReason common_cpu_reason(bool valid, bool degenerate) {
-    if (config().disabled) return CpuReason::disabled;
+// Why a BLAS or LAPACK call stays on the CPU, in the order the router weighs the reasons;
+// `size` gives the call's measure for its threshold, once it is known to be valid.
+template <class Op, class Size>
+CpuReason reason_for(const Op& op, Routine routine, Size&& size) {
+    const Config& settings = config();
+    if (settings.disabled) return CpuReason::disabled;
     if (inside_device_operation) return CpuReason::inside_device_operation;
-    if (!valid || degenerate) return CpuReason::nothing_to_offload;
-    return CpuReason::none;
+    if (!arguments_valid(op) || is_degenerate(op)) return CpuReason::nothing_to_offload;
+    return size() >= settings.offload_size[static_cast<std::size_t>(routine)]
+               ? CpuReason::none
+               : CpuReason::below_threshold;
 }
 
 }  // namespace
 
 CpuReason cpu_reason(const Blas3Op& op, Routine routine) {
-    const bool valid = arguments_valid(op);
-    if (const CpuReason reason = common_cpu_reason(valid, valid && is_degenerate(op));
-        reason != CpuReason::none) {
-        return reason;
-    }
-    return multiply_adds(op) >= config().offload_size[static_cast<std::size_t>(routine)]
-               ? CpuReason::none
-               : CpuReason::below_threshold;
+    return reason_for(op, routine, [&] { return multiply_adds(op); });
 }
 
 bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell_back) {
@@ -82,14 +80,7 @@ bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell
 }
 
 CpuReason cpu_reason(const LapackOp& op, Routine routine) {
-    const bool valid = arguments_valid(op);
-    if (const CpuReason reason = common_cpu_reason(valid, valid && is_degenerate(op));
-        reason != CpuReason::none) {
-        return reason;
-    }
-    return cubed_order(op) >= config().offload_size[static_cast<std::size_t>(routine)]
-               ? CpuReason::none
-               : CpuReason::below_threshold;
+    return reason_for(op, routine, [&] { return cubed_order(op); });
 }
 
 bool run_on_gpu(const LapackOp& op, Routine routine, bool& fell_back) {

@@ -45,13 +45,16 @@ bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell
 // Forwards the call through `cpu_call`, timed and recorded when a report or the call trace
 // is collected (`reason`: why it runs there). Calls the CPU library makes back into the shim
 // meanwhile are part of this one.
+// `tried` is when the device was tried for the call, whose time counts too.
 template <class Op, class CpuCall>
-void forward_to_cpu(const Op& op, Routine routine, CpuReason reason, CpuCall&& cpu_call) {
+void forward_to_cpu(const Op& op, Routine routine, CpuReason reason, CpuCall&& cpu_call,
+                    std::chrono::steady_clock::time_point tried = {}) {
     if (!statistics_enabled()) {
         cpu_call();
         return;
     }
-    const auto start = std::chrono::steady_clock::now();
+    const auto start =
+        tried != std::chrono::steady_clock::time_point{} ? tried : std::chrono::steady_clock::now();
     {
         const NestedCallScope nested;
         cpu_call();
@@ -61,7 +64,7 @@ void forward_to_cpu(const Op& op, Routine routine, CpuReason reason, CpuCall&& c
         .routine = routine,
         .placement = reason == CpuReason::device_failed ? Placement::fallback : Placement::cpu,
         .seconds = elapsed.count(),
-        .flops = arguments_valid(op) ? flop_count(op) : 0.0,
+        .flops = reason != CpuReason::workspace_query && arguments_valid(op) ? flop_count(op) : 0.0,
         .reason = reason,
         .shape = tracing_calls() ? call_shape(op) : std::string()};
     record_call(record);
@@ -77,17 +80,25 @@ constexpr CpuReason after_device(bool fell_back) {
     return fell_back ? CpuReason::device_failed : CpuReason::device_unavailable;
 }
 
+// When the device is tried for a call, for its record (a time of zero when none is kept).
+inline std::chrono::steady_clock::time_point trying_device() {
+    return statistics_enabled() ? std::chrono::steady_clock::now()
+                                : std::chrono::steady_clock::time_point{};
+}
+
 // `cpu_call` forwards the caller's own arguments to the CPU library; `cpu_part` computes a
 // canonical sub-call there, for the part of a call the device could not finish.
 template <class CpuCall>
 void route(const Blas3Op& op, Routine routine, CpuCall&& cpu_call, CpuPart cpu_part) {
     CpuReason reason = cpu_reason(op, routine);
+    std::chrono::steady_clock::time_point tried{};
     if (reason == CpuReason::none) {
+        tried = trying_device();
         bool fell_back = false;
         if (run_on_gpu(op, routine, cpu_part, fell_back)) return;
         reason = after_device(fell_back);
     }
-    forward_to_cpu(op, routine, reason, cpu_call);
+    forward_to_cpu(op, routine, reason, cpu_call, tried);
 }
 
 // LAPACK calls: as the Level-3 BLAS calls.
@@ -106,6 +117,7 @@ template <class CpuCall, class WorkspaceSuffices, class Finish>
 void route(const LapackOp& op, Routine routine, CpuCall&& cpu_call,
            WorkspaceSuffices&& workspace_suffices, Finish&& finish) {
     CpuReason reason = cpu_reason(op, routine);
+    std::chrono::steady_clock::time_point tried{};
     if (reason == CpuReason::none) {
         bool workspace_ok = false;
         {
@@ -119,14 +131,14 @@ void route(const LapackOp& op, Routine routine, CpuCall&& cpu_call,
             reason = CpuReason::small_workspace;
         } else if (!suits_device(op)) {
             reason = CpuReason::not_for_device;
-        } else if (run_on_gpu(op, routine, fell_back)) {
+        } else if (tried = trying_device(); run_on_gpu(op, routine, fell_back)) {
             finish();
             return;
         } else {
             reason = after_device(fell_back);
         }
     }
-    forward_to_cpu(op, routine, reason, cpu_call);
+    forward_to_cpu(op, routine, reason, cpu_call, tried);
 }
 
 // FFTs are routed when planned: a transform the device can compute, of at least its
@@ -145,12 +157,14 @@ template <class CpuCall>
 void route(const FftOp& op, Routine routine, gpu::FftDeviceState* device, CpuReason unbound,
            CpuCall&& cpu_call) {
     CpuReason reason = unbound;
+    std::chrono::steady_clock::time_point tried{};
     if (device != nullptr) {
+        tried = trying_device();
         bool fell_back = false;
         if (run_on_gpu(op, routine, *device, fell_back)) return;
         reason = after_device(fell_back);
     }
-    forward_to_cpu(op, routine, reason, cpu_call);
+    forward_to_cpu(op, routine, reason, cpu_call, tried);
 }
 
 }  // namespace gpushim

@@ -105,19 +105,28 @@ std::string byte_count(uint64_t bytes) {
 // that crossed PCIe each way, and those found on the device already.
 std::string trace_line(const CallRecord& record) {
     std::string line = std::string(routine_name(record.routine)) + " " + record.shape + ": ";
-    if (record.placement == Placement::gpu) {
-        line += format("GPU, %.3f ms, %s to the device, %s back", record.seconds * 1e3,
-                       byte_count(record.bytes_to_device).c_str(),
-                       byte_count(record.bytes_to_host).c_str());
+    const auto moved = [&] {
+        std::string bytes = ", " + byte_count(record.bytes_to_device) + " to the device, " +
+                            byte_count(record.bytes_to_host) + " back";
         if (record.bytes_reused != 0)
-            line += ", " + byte_count(record.bytes_reused) + " found there";
-        return line;
+            bytes += ", " + byte_count(record.bytes_reused) + " found there";
+        return bytes;
+    };
+    switch (record.reason) {
+        case CpuReason::none:
+            return line + format("GPU, %.3f ms", record.seconds * 1e3) + moved();
+        case CpuReason::device_failed_part_way:
+            return line +
+                   format("GPU and CPU (%s), %.3f ms", describe(record.reason),
+                          record.seconds * 1e3) +
+                   moved();
+        case CpuReason::device_failed:
+            return line + format("the device failed; the CPU computed it, %.3f ms in all",
+                                 record.seconds * 1e3);
+        default:
+            return line +
+                   format("CPU, %.3f ms (%s)", record.seconds * 1e3, describe(record.reason));
     }
-    if (record.placement == Placement::fallback) {
-        return line + format("the device failed; the CPU computed it, %.3f ms in all",
-                             record.seconds * 1e3);
-    }
-    return line + format("CPU, %.3f ms (%s)", record.seconds * 1e3, describe(record.reason));
 }
 
 }  // namespace

@@ -112,6 +112,12 @@ struct WorkspaceAnswers {
 template <class T, class Int, class Call, class Fits, class Store>
 void route_with_workspace(const LapackOp& op, Routine routine, const WorkspaceArgs<T, Int>& caller,
                           Call&& call, Fits&& fits, Store&& store) {
+    // A workspace query (any of the sizes -1) is the CPU library's to answer, once.
+    const auto asks = [](const Int* size) { return size != nullptr && *size == -1; };
+    if (asks(caller.lwork) || asks(caller.lrwork) || asks(caller.liwork)) {
+        forward_to_cpu(op, routine, CpuReason::workspace_query, [&] { call(caller); });
+        return;
+    }
     WorkspaceAnswers<T, Int> answers;
     const auto workspace_suffices = [&] {
         const Int minus_one = -1;

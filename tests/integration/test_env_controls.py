@@ -33,8 +33,9 @@ A settings file (GPUSHIM_CONFIG) holds the same settings; the environment wins:
 GPUSHIM_LOG=trace (a line for each call):
   - 8x8 products at the default threshold, no report: each on the CPU, "below its
     threshold" (the trace alone makes small calls leave the entry points' shortcut)
-  - offloaded products and a solve: each on the GPU, with its sizes; with every device
-    operation failing (hostsim): each recomputed on the CPU
+  - offloaded products and a solve: each on the GPU, with its sizes; with every other device
+    operation failing (hostsim): each recomputed on the CPU; in narrow panels, one in nine
+    failing: a product finished by the CPU
 GPUSHIM_DEVICE (the emulated CUDA libraries with two devices; hostsim has one):
   - local-rank with OMPI_COMM_WORLD_LOCAL_RANK=3, products and a solve: offloaded to
     device 3 mod the count (the info log says which, and the CUDA plugin's description),
@@ -165,6 +166,9 @@ def main() -> int:
         ("LOG=trace, device failing", 120, {}, {"GPUSHIM_LOG": "trace",
                                                 "GPUSHIM_HOSTSIM_FAIL_EVERY": "2"},
          {"stderr_has": "trace: zgemm m=120 n=120 k=120: the device failed; the CPU computed it"}),
+        ("LOG=trace, device failing part-way", 200, {},
+         {"GPUSHIM_LOG": "trace", "GPUSHIM_PANEL_BYTES": "20000", "GPUSHIM_HOSTSIM_FAIL_EVERY": "9"},
+         {"stderr_has": "trace: dgemm m=200 n=200 k=200: GPU and CPU (the device failed part-way"}),
     ]
 
     # GPUSHIM_DEVICE: the emulated CUDA libraries have two devices here, hostsim has one.

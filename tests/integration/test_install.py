@@ -6,19 +6,22 @@
 
   - cmake --install BUILD --prefix TMP: exit 0; bin/gpushim, LIBDIR/libgpushim.so,
     LIBDIR/pkgconfig/gpushim.pc, and LIBDIR/libgpushim_cuda.so where the CUDA plugin is
-    built (with a run path); nothing of the tests (hostsim, cudasim)
+    built (with the toolkit's library directory as a run path, unless the linker searches it
+    anyway); nothing of the tests (hostsim, cudasim)
   - pkg-config (PKG_CONFIG_PATH=TMP/LIBDIR/pkgconfig): the version, and --libs naming the
     installed library directory, whatever --prefix the install was given
   - a CBLAS program (cblas_blas.c) relinked with `$(pkg-config --libs gpushim) -lopenblas`:
     runs without LD_LIBRARY_PATH (the run path the .pc file gives), its checks pass and the
     report has dgemm and zgemm on the device; the backend under test by name where it is the
     CUDA plugin (the installed one beside the installed library), else hostsim's path
-  - TMP/bin/gpushim info: finds the installed CUDA plugin (over the emulated CUDA libraries:
-    "device: cuda: cudasim"; without a GPU: not "cannot open")
+  - TMP/bin/gpushim info: looks for the plugin in LIBDIR, not beside itself (over the
+    emulated CUDA libraries: "device: cuda: cudasim"; without a GPU: not "cannot open" where
+    the plugin is built)
 """
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -32,6 +35,8 @@ def main() -> int:
     for option in ("--cmake", "--build-dir", "--libdir", "--cc", "--program-source",
                    "--cblas-include", "--cpu-blas"):
         ap.add_argument(option, required=True)
+    ap.add_argument("--cuda-library-dir", default="",
+                    help="the toolkit's library directory, where the CUDA plugin is built")
     args = ap.parse_args()
     build_shim = st.find_shim(args.shim)
     built_cuda = os.path.join(os.path.dirname(build_shim), "libgpushim_cuda.so")
@@ -56,10 +61,17 @@ def main() -> int:
         problems += [f"installed, but for the tests only: {path}" for path in installed
                      if "hostsim" in path or "cudasim" in path]
         installed_cuda = os.path.join(libdir, "libgpushim_cuda.so")
-        if os.path.isfile(installed_cuda):
+        implicit = ("/lib", "/usr/lib", "/lib64", "/usr/lib64", "/usr/lib/x86_64-linux-gnu")
+        if os.path.isfile(installed_cuda) and args.cuda_library_dir and \
+                os.path.realpath(args.cuda_library_dir) not in map(os.path.realpath, implicit):
             dynamic = st.run(["readelf", "-d", installed_cuda], base).stdout
-            if "RUNPATH" not in dynamic and "RPATH" not in dynamic:
-                problems.append("the installed CUDA plugin has no run path to the toolkit")
+            paths = [p for line in dynamic.splitlines() if "RUNPATH" in line or "RPATH" in line
+                     for p in line.split("[", 1)[1].rstrip("]").split(":")]
+            if os.path.realpath(args.cuda_library_dir) not in map(os.path.realpath, paths):
+                problems.append(f"the installed CUDA plugin's run path {paths} lacks the "
+                                f"toolkit's {args.cuda_library_dir}")
+        if shutil.which("pkg-config") is None:
+            return st.finish(problems + ["no pkg-config (Debian's pkgconf)"])
 
         pc_env = dict(base, PKG_CONFIG_PATH=os.path.join(libdir, "pkgconfig"))
         version = st.run(["pkg-config", "--modversion", "gpushim"], pc_env)
@@ -103,8 +115,10 @@ def main() -> int:
                        if line.startswith("device: ")), "")
         if info.returncode != 0 or not device:
             problems.append(f"gpushim info: exit {info.returncode}, no device line")
-        elif os.path.isfile(installed_cuda):
-            if "cannot open" in device:
+        else:
+            # Loaded, or refused with the path tried: never one beside the command.
+            if "/bin/libgpushim_" in device or (os.path.isfile(installed_cuda) and
+                                                "cannot open" in device):
                 problems.append(f"the installed command does not find the plugin: {device}")
             if os.environ.get(st.CUDASIM_VARIABLE) == "1" and "cudasim" not in device:
                 problems.append(f"the installed command's plugin found no device: {device}")
