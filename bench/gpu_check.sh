@@ -389,6 +389,7 @@ else
             openblas) gemm_step openblas "$py" "$gemm_py" gemm --impl numpy --label openblas "${common_gemm[@]}" ;;
             gpushim)
                 gemm_step gpushim env "${shim_env[@]}" GPUSHIM_REPORT="$results/logs/gemm_gpushim.report.json" \
+                    GPUSHIM_LOG=trace GPUSHIM_LOG_FILE="$results/logs/gemm_gpushim.trace" \
                     "$py" "$gemm_py" gemm --impl numpy --label gpushim "${common_gemm[@]}" --reuse-cells "$reuse_cells" ;;
             nvblas)
                 printf 'NVBLAS_LOGFILE %s\nNVBLAS_CPU_BLAS_LIB %s\nNVBLAS_GPU_LIST ALL\n' \
@@ -398,6 +399,7 @@ else
             gpushim_f)
                 gemm_step gpushim_f env "${shim_env[@]}" GPUSHIM_CPU_BLAS="$cpu_blas" "${cpu_blas_env[@]}" \
                     GPUSHIM_REPORT="$results/logs/gemm_gpushim_f.report.json" \
+                    GPUSHIM_LOG=trace GPUSHIM_LOG_FILE="$results/logs/gemm_gpushim_f.trace" \
                     "$py" "$gemm_py" gemm --impl fortran --label gpushim_f --dtypes d --sizes "$sizes" --reps "$reps" ;;
         esac
     done
@@ -438,6 +440,7 @@ for s in "${factor_steps[@]}"; do
         factor_openblas) factor_step "$s" "$py" "$factor_py" run --impl numpy --label openblas "${common_factor[@]}" ;;
         factor_gpushim)  # GPUSHIM_REPORT: one file per report group, factor_gpushim.report.<group>.json
             factor_step "$s" env "${shim_env[@]}" GPUSHIM_REPORT="$results/logs/factor_gpushim.report.json" \
+                GPUSHIM_LOG=trace GPUSHIM_LOG_FILE="$results/logs/factor_gpushim.trace" \
                 "$py" "$factor_py" run --impl numpy --label gpushim "${common_factor[@]}" \
                 --split-report --prior-label openblas ;;
     esac
@@ -529,6 +532,7 @@ for s in "${fft_steps[@]}"; do
         fft_gpushim)
             fft_table_args+=(--report "gpushim=$results/logs/fft_gpushim.report.json")
             fft_step "$s" env "${shim_env[@]}" GPUSHIM_REPORT="$results/logs/fft_gpushim.report.json" \
+                GPUSHIM_LOG=trace GPUSHIM_LOG_FILE="$results/logs/fft_gpushim.trace" \
                 "$fft_bin" --label gpushim ;;
         fft_fftw) fft_step "$s" "$fft_bin" --label fftw ;;
         fft_cufftw) fft_step "$s" "$fft_cufftw_bin" --label cufftw ;;

@@ -16,8 +16,8 @@ out: they need entry points of cuBLAS and cuFFT the emulation does not have.
 
 Passes when every cell of the OpenBLAS/FFTW and gpushim columns was measured and passed
 its own check, the gpushim reports show each operation's routines on the device without
-a fallback, tune measured every routine, the summary names no failed step and the tables
-were written.
+a fallback, the gpushim steps' call traces (logs/*.trace) show calls on the GPU, tune
+measured every routine, the summary names no failed step and the tables were written.
 """
 from __future__ import annotations
 
@@ -90,6 +90,18 @@ def check_device_routines(what: str, report: str, routines: list[str]) -> list[s
     return problems
 
 
+def check_trace(step: str, path: str, line_start: str) -> list[str]:
+    """The step's call trace (GPUSHIM_LOG=trace into a file): calls on the GPU, with their
+    sizes, for the first GPU run to show each call's time and bytes."""
+    if not os.path.isfile(path):
+        return [f"{step}: no call trace {path}"]
+    with open(path) as f:
+        lines = [line for line in f if line_start in line]
+    if not any(": GPU, " in line for line in lines):
+        return [f"{step}: no call on the GPU in its trace {path} ({len(lines)} lines)"]
+    return []
+
+
 def check_gemm(out: str) -> list[str]:
     jsonl = os.path.join(out, "gemm.jsonl")
     problems = []
@@ -104,6 +116,8 @@ def check_gemm(out: str) -> list[str]:
         logs, "gemm_gpushim.report.json"), [f"{p}gemm" for p in GEMM_DTYPES])
     problems += check_device_routines("gemm gpushim_f", os.path.join(
         logs, "gemm_gpushim_f.report.json"), ["dgemm"])
+    problems += check_trace("gemm gpushim", os.path.join(logs, "gemm_gpushim.trace"),
+                            "trace: dgemm m=")
     report = os.path.join(logs, "gemm_gpushim.report.json")
     if os.path.isfile(report):
         with open(report) as f:
@@ -138,6 +152,8 @@ def check_factor(out: str) -> list[str]:
     for report, routines in sorted(routines_by_report.items()):
         problems += check_device_routines(f"factor gpushim {os.path.basename(report)}",
                                           report, sorted(set(routines)))
+    problems += check_trace("factor gpushim", os.path.join(out, "logs", "factor_gpushim.trace"),
+                            "trace: d")
     return problems
 
 
@@ -149,6 +165,8 @@ def check_fft(out: str) -> list[str]:
                                 [(c,) for c in FFT_CELLS], lambda r: (r["cell"],))
     problems += check_device_routines("fft gpushim", os.path.join(
         out, "logs", "fft_gpushim.report.json"), list(FFT_ROUTINES))
+    problems += check_trace("fft gpushim", os.path.join(out, "logs", "fft_gpushim.trace"),
+                            "trace: fftw")
     return problems
 
 
