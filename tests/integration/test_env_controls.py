@@ -33,7 +33,8 @@ A settings file (GPUSHIM_CONFIG) holds the same settings; the environment wins:
 GPUSHIM_LOG=trace (a line for each call):
   - 8x8 products at the default threshold, no report: each on the CPU, "below its
     threshold" (the trace alone makes small calls leave the entry points' shortcut)
-  - offloaded products and a solve: each on the GPU, with its sizes; with every other device
+  - offloaded products and a solve: each on the GPU, with its sizes; an eigh: its workspace
+    query on the CPU ("a workspace query"), the decomposition on the GPU; with every other device
     operation failing (hostsim): each recomputed on the CPU; in narrow panels, one in nine
     failing: a product finished by the CPU
 GPUSHIM_DEVICE (the emulated CUDA libraries with two devices; hostsim has one):
@@ -73,7 +74,7 @@ for dt in (np.float64, np.complex128, np.float32):
         if not np.all(err <= bound):
             bad += 1
             print(f"WRONG {dt.__name__} n={n} max err {err.max():.3g}")
-if len(sys.argv) > 2:  # and a solve: backward error |A y - b| <= c n eps |A| |y|
+if "solve" in sys.argv[2:]:  # and a solve: backward error |A y - b| <= c n eps |A| |y|
     a = r.standard_normal((n, n))
     b = r.standard_normal(n)
     y = np.linalg.solve(a, b)
@@ -82,6 +83,15 @@ if len(sys.argv) > 2:  # and a solve: backward error |A y - b| <= c n eps |A| |y
     if not err <= bound:
         bad += 1
         print(f"WRONG solve n={n}: |A y - b| {err:.3g} > {bound:.3g}")
+if "eigh" in sys.argv[2:]:  # and eigh: |S v - w v| <= c n eps |S| for each pair
+    s = r.standard_normal((n, n))
+    s = s + s.T
+    w, v = np.linalg.eigh(s)
+    err = max(np.abs(mv(s, v[:, j]) - w[j] * v[:, j]).max() for j in range(n))
+    bound = 16 * n * np.finfo(np.float64).eps * np.abs(s).sum(axis=1).max()
+    if not err <= bound:
+        bad += 1
+        print(f"WRONG eigh n={n}: |S v - w v| {err:.3g} > {bound:.3g}")
 print("RESULTS", "WRONG" if bad else "OK")
 sys.exit(1 if bad else 0)
 '''
@@ -163,6 +173,9 @@ def main() -> int:
         ("LOG=trace, offloaded", 120, {}, {"@solve": True, "GPUSHIM_LOG": "trace"},
          {"gpu": "dgemm,dgesv", "stderr_has": "trace: dgemm m=120 n=120 k=120: GPU, ",
           "stderr_has_too": "trace: dgesv n=120 nrhs=1: GPU, "}),
+        ("LOG=trace, eigh", 120, {}, {"@eigh": True, "GPUSHIM_LOG": "trace"},
+         {"gpu": "dsyevd", "stderr_has": "trace: dsyevd n=120: CPU, ",
+          "stderr_has_too": "trace: dsyevd n=120: GPU, ", "stderr_has_also": "(a workspace query)"}),
         ("LOG=trace, device failing", 120, {}, {"GPUSHIM_LOG": "trace",
                                                 "GPUSHIM_HOSTSIM_FAIL_EVERY": "2"},
          {"stderr_has": "trace: zgemm m=120 n=120 k=120: the device failed; the CPU computed it"}),
@@ -211,6 +224,7 @@ def main() -> int:
             os.mkdir(rdir)
             extra = dict(extra)
             solve = ["solve"] if extra.pop("@solve", False) else []
+            solve += ["eigh"] if extra.pop("@eigh", False) else []
             if "@config" in extra:
                 config = os.path.join(rdir, "gpushim.conf")
                 text = extra.pop("@config")
@@ -238,6 +252,9 @@ def main() -> int:
                             f"{res.stderr[-600:]!r}")
             if expect.get("stderr_has_too") and expect["stderr_has_too"] not in res.stderr:
                 mine.append(f"stderr does not mention {expect['stderr_has_too']}: "
+                            f"{res.stderr[-600:]!r}")
+            if expect.get("stderr_has_also") and expect["stderr_has_also"] not in res.stderr:
+                mine.append(f"stderr does not mention {expect['stderr_has_also']}: "
                             f"{res.stderr[-600:]!r}")
             if expect.get("stderr_lacks") and expect["stderr_lacks"] in res.stderr:
                 mine.append(f"stderr mentions {expect['stderr_lacks']}: {res.stderr[-600:]!r}")
