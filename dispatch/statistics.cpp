@@ -105,6 +105,13 @@ std::string byte_count(uint64_t bytes) {
 // that crossed PCIe each way, and those found on the device already.
 std::string trace_line(const CallRecord& record) {
     std::string line = std::string(routine_name(record.routine)) + " " + record.shape + ": ";
+    // The call's time, and its rate where it computed anything.
+    const auto took = [&](const char* what) {
+        std::string time = format("%s %.3f ms", what, record.seconds * 1e3);
+        if (record.flops > 0 && record.seconds > 0)
+            time += format(" (%.1f GFLOP/s)", record.flops / record.seconds * 1e-9);
+        return time;
+    };
     const auto moved = [&] {
         std::string bytes = ", " + byte_count(record.bytes_to_device) + " to the device, " +
                             byte_count(record.bytes_to_host) + " back";
@@ -114,18 +121,14 @@ std::string trace_line(const CallRecord& record) {
     };
     switch (record.reason) {
         case CpuReason::none:
-            return line + format("GPU, %.3f ms", record.seconds * 1e3) + moved();
+            return line + took("GPU,") + moved();
         case CpuReason::device_failed_part_way:
-            return line +
-                   format("GPU and CPU (%s), %.3f ms", describe(record.reason),
-                          record.seconds * 1e3) +
+            return line + format("GPU and CPU (%s), ", describe(record.reason)) + took("in all") +
                    moved();
         case CpuReason::device_failed:
-            return line + format("the device failed; the CPU computed it, %.3f ms in all",
-                                 record.seconds * 1e3);
+            return line + "the device failed; the CPU computed it, " + took("in all");
         default:
-            return line +
-                   format("CPU, %.3f ms (%s)", record.seconds * 1e3, describe(record.reason));
+            return line + took("CPU,") + format(", %s", describe(record.reason));
     }
 }
 

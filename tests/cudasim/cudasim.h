@@ -4,7 +4,8 @@
 //
 // The emulation is deliberately strict where a GPU would forgive or fail silently:
 // - work enqueued on a stream runs only when the host waits for it (stream, event or device
-//   synchronisation; cudaFree, cudaFreeHost and cudaStreamDestroy, which drain first), so a
+//   synchronisation; cudaFree, cudaFreeHost and cudaStreamDestroy, which drain first; device
+//   synchronisations drain the current device's streams only), so a
 //   result read too early, or a host
 //   buffer reused before its copy has run, shows up as a wrong answer;
 // - every pointer a library routine dereferences on the device must lie inside one live

@@ -202,13 +202,18 @@ void drain(cudaStream_t stream) {
     run_until(stream, target);
 }
 
-// What the runtime does before an implicitly synchronising call (cudaFree, cudaFreeHost):
-// every stream's work so far runs.
+// What the runtime does before an implicitly synchronising call (cudaFree, cudaFreeHost,
+// cudaDeviceSynchronize): the work so far of the current device's streams runs, not another
+// device's (code that relied on it would be wrong on a GPU).
 void drain_device() {
+    const int device = context_device();
     std::set<cudaStream_t> streams;
     {
-        std::lock_guard lock(runtime().mutex);
-        streams = runtime().streams;
+        Runtime& r = runtime();
+        std::lock_guard lock(r.mutex);
+        for (cudaStream_t stream : r.streams) {
+            if (stream == &r.legacy_stream || stream->device == device) streams.insert(stream);
+        }
     }
     for (cudaStream_t stream : streams) drain(stream);
 }

@@ -222,6 +222,21 @@ TEST(CudasimRuntime, EachDeviceHasItsOwnMemoryAndPool) {
     ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
 }
 
+TEST(CudasimRuntime, ADeviceSynchronisationRunsItsOwnDevicesWorkOnly) {
+    ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+    cudaStream_t stream = new_stream();
+    bool ran = false;
+    cudasim::enqueue(stream, [&] { ran = true; });
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_FALSE(ran);
+    ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_TRUE(ran);
+    EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+}
+
 TEST(CudasimRuntime, AnEventRecordsWorkOfItsOwnDeviceOnly) {
     cudaEvent_t event = nullptr;
     ASSERT_EQ(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), cudaSuccess);
