@@ -24,9 +24,10 @@ class DeviceOperationScope {
     const NestedCallScope nested_;
 };
 
-// Runs `execute` (an executor call) and records the call when its result is complete.
+// Runs `execute` (an executor call) and records the call when its result is complete
+// (CpuReason::none); else why the CPU must compute it.
 template <class Op, class Execute>
-bool run_and_record(const Op& op, Routine routine, bool& fell_back, Execute&& execute) {
+CpuReason run_and_record(const Op& op, Routine routine, Execute&& execute) {
     const auto start = std::chrono::steady_clock::now();
     gpu::Transfers transfers;
     gpu::Outcome outcome;
@@ -35,8 +36,8 @@ bool run_and_record(const Op& op, Routine routine, bool& fell_back, Execute&& ex
         outcome = execute(transfers);
         gpu::leave_room_for_others();
     }
-    fell_back = outcome == gpu::Outcome::failed;
-    if (outcome == gpu::Outcome::failed || outcome == gpu::Outcome::unavailable) return false;
+    if (outcome == gpu::Outcome::failed) return CpuReason::device_failed;
+    if (outcome == gpu::Outcome::unavailable) return CpuReason::device_unavailable;
     if (statistics_enabled()) {
         const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
         const bool completed = outcome == gpu::Outcome::completed;
@@ -51,7 +52,7 @@ bool run_and_record(const Op& op, Routine routine, bool& fell_back, Execute&& ex
                           .shape = tracing_calls() ? call_shape(op) : std::string()};
         record_call(record);
     }
-    return true;
+    return CpuReason::none;
 }
 
 // Why a BLAS or LAPACK call stays on the CPU, in the order the router weighs the reasons;
@@ -73,8 +74,8 @@ CpuReason cpu_reason(const Blas3Op& op, Routine routine) {
     return reason_for(op, routine, [&] { return multiply_adds(op); });
 }
 
-bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell_back) {
-    return run_and_record(op, routine, fell_back, [&](gpu::Transfers& transfers) {
+CpuReason run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part) {
+    return run_and_record(op, routine, [&](gpu::Transfers& transfers) {
         return gpu::execute_blas3(op, cpu_part, transfers);
     });
 }
@@ -83,10 +84,9 @@ CpuReason cpu_reason(const LapackOp& op, Routine routine) {
     return reason_for(op, routine, [&] { return cubed_order(op); });
 }
 
-bool run_on_gpu(const LapackOp& op, Routine routine, bool& fell_back) {
-    return run_and_record(op, routine, fell_back, [&](gpu::Transfers& transfers) {
-        return gpu::execute_lapack(op, transfers);
-    });
+CpuReason run_on_gpu(const LapackOp& op, Routine routine) {
+    return run_and_record(
+        op, routine, [&](gpu::Transfers& transfers) { return gpu::execute_lapack(op, transfers); });
 }
 
 std::unique_ptr<gpu::FftDeviceState> bind_to_device(const FftProblem& problem, Routine routine,
@@ -108,9 +108,9 @@ std::unique_ptr<gpu::FftDeviceState> bind_to_device(const FftProblem& problem, R
     return nullptr;
 }
 
-bool run_on_gpu(const FftOp& op, Routine routine, gpu::FftDeviceState& device, bool& fell_back) {
-    if (inside_device_operation) return false;
-    return run_and_record(op, routine, fell_back, [&](gpu::Transfers& transfers) {
+CpuReason run_on_gpu(const FftOp& op, Routine routine, gpu::FftDeviceState& device) {
+    if (inside_device_operation) return CpuReason::inside_device_operation;
+    return run_and_record(op, routine, [&](gpu::Transfers& transfers) {
         return gpu::execute_fft(op, device, transfers);
     });
 }

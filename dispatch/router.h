@@ -25,9 +25,9 @@ class FftDeviceState;
 using CpuPart = bool (*)(const Blas3Op&);
 
 // Tries the device, which may compute part of the call through `cpu_part`; records the call
-// when its result is complete. False: run it on the CPU (`fell_back` tells whether the
-// device had been tried and failed).
-bool run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part, bool& fell_back);
+// when its result is complete (CpuReason::none). Else why the CPU must compute it: the
+// device failed, or was unavailable (no device, or no room on it).
+CpuReason run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part);
 
 // Small calls, the common case, leave at the door: an entry point forwards a call to the
 // CPU library at once, before describing it, when its size (a BLAS call's size_product, a
@@ -75,11 +75,6 @@ void forward_to_cpu(const Op& op, Routine routine, CpuReason reason, CpuCall&& c
 // CpuReason::none for a call worth offloading.
 CpuReason cpu_reason(const Blas3Op& op, Routine routine);
 
-// Why the CPU computes a call the device was tried for: it failed, or declined it.
-constexpr CpuReason after_device(bool fell_back) {
-    return fell_back ? CpuReason::device_failed : CpuReason::device_unavailable;
-}
-
 // When the device is tried for a call, for its record (a time of zero when none is kept).
 inline std::chrono::steady_clock::time_point trying_device() {
     return statistics_enabled() ? std::chrono::steady_clock::now()
@@ -94,9 +89,8 @@ void route(const Blas3Op& op, Routine routine, CpuCall&& cpu_call, CpuPart cpu_p
     std::chrono::steady_clock::time_point tried{};
     if (reason == CpuReason::none) {
         tried = trying_device();
-        bool fell_back = false;
-        if (run_on_gpu(op, routine, cpu_part, fell_back)) return;
-        reason = after_device(fell_back);
+        reason = run_on_gpu(op, routine, cpu_part);
+        if (reason == CpuReason::none) return;
     }
     forward_to_cpu(op, routine, reason, cpu_call, tried);
 }
@@ -104,8 +98,8 @@ void route(const Blas3Op& op, Routine routine, CpuCall&& cpu_call, CpuPart cpu_p
 // LAPACK calls: as the Level-3 BLAS calls.
 CpuReason cpu_reason(const LapackOp& op, Routine routine);
 
-// Runs the call on the device; true when its results are in the caller's arrays.
-bool run_on_gpu(const LapackOp& op, Routine routine, bool& fell_back);
+// Runs the call on the device; CpuReason::none when its results are in the caller's arrays.
+CpuReason run_on_gpu(const LapackOp& op, Routine routine);
 
 // `cpu_call` forwards the caller's own arguments to the CPU library. `workspace_suffices`
 // asks, for a call worth offloading, whether the caller's workspace is at least what the
@@ -126,16 +120,17 @@ void route(const LapackOp& op, Routine routine, CpuCall&& cpu_call,
             workspace_ok = workspace_suffices();
         }
         // Only then are the caller's arrays read: a workspace query may pass none.
-        bool fell_back = false;
         if (!workspace_ok) {
             reason = CpuReason::small_workspace;
         } else if (!suits_device(op)) {
             reason = CpuReason::not_for_device;
-        } else if (tried = trying_device(); run_on_gpu(op, routine, fell_back)) {
-            finish();
-            return;
         } else {
-            reason = after_device(fell_back);
+            tried = trying_device();
+            reason = run_on_gpu(op, routine);
+            if (reason == CpuReason::none) {
+                finish();
+                return;
+            }
         }
     }
     forward_to_cpu(op, routine, reason, cpu_call, tried);
@@ -148,8 +143,9 @@ void route(const LapackOp& op, Routine routine, CpuCall&& cpu_call,
 std::unique_ptr<gpu::FftDeviceState> bind_to_device(const FftProblem& problem, Routine routine,
                                                     CpuReason& reason);
 
-// Runs one execution of a plan bound for the device; true when its result is in op.out.
-bool run_on_gpu(const FftOp& op, Routine routine, gpu::FftDeviceState& device, bool& fell_back);
+// Runs one execution of a plan bound for the device; CpuReason::none when its result is in
+// op.out.
+CpuReason run_on_gpu(const FftOp& op, Routine routine, gpu::FftDeviceState& device);
 
 // `device` is the plan's device state when it is bound for the device, else nullptr and
 // `unbound` why; `cpu_call` executes FFTW's plan on the caller's arrays.
@@ -160,9 +156,8 @@ void route(const FftOp& op, Routine routine, gpu::FftDeviceState* device, CpuRea
     std::chrono::steady_clock::time_point tried{};
     if (device != nullptr) {
         tried = trying_device();
-        bool fell_back = false;
-        if (run_on_gpu(op, routine, *device, fell_back)) return;
-        reason = after_device(fell_back);
+        reason = run_on_gpu(op, routine, *device);
+        if (reason == CpuReason::none) return;
     }
     forward_to_cpu(op, routine, reason, cpu_call, tried);
 }
