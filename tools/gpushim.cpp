@@ -1,5 +1,6 @@
 // The `gpushim` command: `gpushim info` says what the library would do in this
-// environment; `gpushim tune` measures the thresholds for this machine.
+// environment; `gpushim tune` measures the thresholds for this machine; `gpushim run` runs a
+// program with the library preloaded.
 #include <unistd.h>
 
 #include <climits>
@@ -11,14 +12,19 @@
 #include "dispatch/settings_file.h"
 #include "gpu/backend.h"
 #include "tools/info_command.h"
+#include "tools/run_command.h"
 #include "tools/tune_command.h"
 
 namespace {
 
 constexpr const char* kUsage =
-    "usage: gpushim info\n"
+    "usage: gpushim run [--report[=FILE]] [--trace] [--] PROGRAM [ARGUMENT...]\n"
+    "       gpushim info\n"
     "       gpushim tune [--routines dgemm,dgetrf,...] [--max-n N] [--seconds S] [--write FILE]\n"
     "\n"
+    "run   runs PROGRAM with this command's libgpushim.so first in LD_PRELOAD;\n"
+    "      --report sets GPUSHIM_REPORT=1 (a table at exit; =FILE: a JSON file), --trace\n"
+    "      GPUSHIM_LOG=trace (a line for each call); every GPUSHIM_* variable set applies\n"
     "info  the settings in effect (environment and settings file), the device plugin and its\n"
     "      device, and the CPU libraries calls go to\n"
     "tune  times {s,d,c,z}{gemm,getrf,potrf,gesdd}, {s,d}syevd, {c,z}heevd and fft (FFTW's\n"
@@ -43,20 +49,29 @@ bool parse_number(std::string_view text, double min, double max, double& value) 
     return !copy.empty() && end == copy.c_str() + copy.size() && value >= min && value <= max;
 }
 
-// A GPUSHIM_BACKEND name (not a path) means the plugin beside libgpushim.so, which finds
-// it beside itself: beside the command in the build tree, in the library directory of an
-// installed tree (tools/CMakeLists.txt).
-void resolve_backend_beside_library() {
-    const char* configured = gpushim::setting("GPUSHIM_BACKEND");
-    const std::string name = configured != nullptr && *configured != '\0' ? configured : "cuda";
+// The directory of the libgpushim.so this command belongs to, absolute: beside the command
+// in the build tree, the library directory of an installed tree (tools/CMakeLists.txt).
+// Empty when the command's own path cannot be read.
+std::string library_directory() {
     char executable[PATH_MAX];
     const ssize_t length = readlink("/proc/self/exe", executable, sizeof executable);
-    if (length <= 0 || length == static_cast<ssize_t>(sizeof executable)) return;
+    if (length <= 0 || length == static_cast<ssize_t>(sizeof executable)) return {};
     const std::string path(executable, static_cast<std::size_t>(length));
     std::string directory = path.substr(0, path.rfind('/'));
     if (access((directory + "/libgpushim.so").c_str(), F_OK) != 0) {
         directory += "/" GPUSHIM_LIBRARY_DIR_FROM_COMMAND;
     }
+    char resolved[PATH_MAX];
+    return realpath(directory.c_str(), resolved) != nullptr ? resolved : directory;
+}
+
+// A GPUSHIM_BACKEND name (not a path) means the plugin beside libgpushim.so, which finds
+// it beside itself.
+void resolve_backend_beside_library() {
+    const char* configured = gpushim::setting("GPUSHIM_BACKEND");
+    const std::string name = configured != nullptr && *configured != '\0' ? configured : "cuda";
+    const std::string directory = library_directory();
+    if (directory.empty()) return;
     setenv("GPUSHIM_BACKEND", gpushim::gpu::plugin_path(name, directory).c_str(), 1);
 }
 
@@ -79,6 +94,14 @@ int main(int argc, char** argv) {
     if (command == "-h" || command == "--help") {
         std::fputs(kUsage, stdout);
         return 0;
+    }
+    if (command == "run") {
+        const std::string library = library_directory() + "/libgpushim.so";
+        if (access(library.c_str(), R_OK) != 0) {
+            std::fprintf(stderr, "gpushim run: no %s to preload\n", library.c_str());
+            return 1;
+        }
+        return gpushim::tools::run_preloaded(library, argc - 2, argv + 2);
     }
     resolve_backend_beside_library();
     if (command == "info") {

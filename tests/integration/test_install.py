@@ -17,6 +17,7 @@
   - TMP/bin/gpushim info: looks for the plugin in LIBDIR, not beside itself (over the
     emulated CUDA libraries: "device: cuda: cudasim"; without a GPU: not "cannot open" where
     the plugin is built)
+  - TMP/bin/gpushim run printenv LD_PRELOAD: the installed library, by its absolute path
 """
 from __future__ import annotations
 
@@ -122,6 +123,13 @@ def main() -> int:
                 problems.append(f"the installed command does not find the plugin: {device}")
             if os.environ.get(st.CUDASIM_VARIABLE) == "1" and "cudasim" not in device:
                 problems.append(f"the installed command's plugin found no device: {device}")
+
+        preloaded = st.run([os.path.join(prefix, "bin", "gpushim"), "run", "printenv",
+                            "LD_PRELOAD"], base)
+        want = os.path.realpath(os.path.join(libdir, "libgpushim.so"))
+        if preloaded.returncode != 0 or preloaded.stdout.strip() != want:
+            problems.append(f"the installed gpushim run preloads {preloaded.stdout.strip()!r} "
+                            f"(exit {preloaded.returncode}), not {want}")
     return st.finish(problems)
 
 

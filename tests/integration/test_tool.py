@@ -18,11 +18,19 @@
     a comment or a GPUSHIM_THRESHOLD_DGEMM/DGETRF/DSYEVD/ZGESDD/FFT setting; a NumPy program
     under LD_PRELOAD with GPUSHIM_CONFIG=FILE computes right, without a warning
   - tune with a backend that does not exist: exit 1, saying there is no usable device
+  - run: without a program or with an unknown option, exit 2; a program not found, exit 127;
+    `run printenv LD_PRELOAD` with LD_PRELOAD=/elsewhere/libgpushim.so:libm.so.6: this
+    library's absolute path first, the other shim gone, libm.so.6 kept; a statically linked
+    program and a 32-bit one: a warning that nothing is preloaded into them;
+    `run --report=FILE --trace PYTHON products.py` (no LD_PRELOAD of its own, threshold 0):
+    computes right, FILE has dgemm on the device, stderr a trace line for it
 """
 from __future__ import annotations
 
 import os
 import re
+import shutil
+import struct
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -39,6 +47,65 @@ exact = np.einsum("ij,jk->ik", a, b, optimize=False)
 ok = np.allclose(c, exact, rtol=0, atol=1e-10 * np.abs(exact).max())
 print("RESULTS", "OK" if ok else "WRONG")
 '''
+
+
+STATIC_PROGRAM = "int main(void) { return 0; }\n"
+
+
+def elf32_header() -> bytes:
+    """The ELF header of a 32-bit x86 executable, alone: enough for `run` to tell its class."""
+    ident = b"\x7fELF" + bytes([1, 1, 1]) + bytes(9)  # ELFCLASS32, little-endian, version 1
+    return ident + struct.pack("<HHIIIIIHHHHHH", 2, 3, 1, 0, 52, 0, 0, 52, 32, 0, 40, 0, 0)
+
+
+def check_run(tool, shim, python, products, tmp, expect, problems):
+    """`gpushim run`: see the module's docstring."""
+    plain = st.make_env(shim, None, preload=False)
+    expect("run without a program", st.run([tool, "run"], plain), 2, "no program",
+           stream="stderr")
+    expect("run with an unknown option", st.run([tool, "run", "--bogus", "true"], plain), 2,
+           "--bogus", stream="stderr")
+    expect("run of a program not found",
+           st.run([tool, "run", "--", "no-such-program-gpushim"], plain), 127,
+           "no-such-program-gpushim", stream="stderr")
+    inherited = dict(plain, LD_PRELOAD="/elsewhere/libgpushim.so:libm.so.6")
+    res = st.run([tool, "run", "printenv", "LD_PRELOAD"], inherited)
+    want = f"{os.path.realpath(shim)}:libm.so.6"
+    if res.returncode != 0 or res.stdout.strip() != want:
+        problems.append(f"run's LD_PRELOAD: {res.stdout.strip()!r} (exit {res.returncode}), "
+                        f"want {want!r}")
+    st.log(f"run's LD_PRELOAD: {res.stdout.strip()}")
+
+    compiler = shutil.which("cc")
+    static = os.path.join(tmp, "static_program")
+    source = static + ".c"
+    with open(source, "w") as f:
+        f.write(STATIC_PROGRAM)
+    if compiler is not None and st.run([compiler, "-static", "-o", static, source],
+                                       plain).returncode == 0:
+        expect("run of a statically linked program", st.run([tool, "run", static], plain), 0,
+               "statically linked", stream="stderr")
+    elif os.environ.get("CI") == "true":
+        problems.append("cc -static could not build a static program")
+    elf32 = os.path.join(tmp, "program32")
+    with open(elf32, "wb") as f:
+        f.write(elf32_header())
+    os.chmod(elf32, 0o755)
+    res = st.run([tool, "run", elf32], plain)
+    if "32-bit" not in res.stderr:
+        problems.append(f"run of a 32-bit program does not warn: {res.stderr[-500:]!r}")
+
+    report = os.path.join(tmp, "run_report.json")
+    res = st.run([tool, "run", f"--report={report}", "--trace", python, products], plain)
+    if res.returncode != 0 or "RESULTS OK" not in res.stdout:
+        problems.append(f"run of the products: exit {res.returncode}, {res.stdout.strip()!r}, "
+                        f"stderr {res.stderr[-500:]!r}")
+    if os.path.isfile(report):
+        problems += st.check_report(st.load_report_file(report), gpu=["dgemm"])
+    else:
+        problems.append("run --report=FILE wrote no report")
+    if not re.search(r"dgemm m=\d+ n=\d+ k=200: GPU,", res.stderr):
+        problems.append(f"run --trace: no trace line of the product: {res.stderr[-800:]!r}")
 
 
 def main() -> int:
@@ -136,6 +203,8 @@ def main() -> int:
         if res.returncode != 0 or "RESULTS OK" not in res.stdout or "warning" in res.stderr:
             problems.append(f"the tuned settings under LD_PRELOAD: exit {res.returncode}, "
                             f"{res.stdout.strip()!r}, stderr {res.stderr[-500:]!r}")
+
+        check_run(tool, shim, args.python, prog, tmp, expect, problems)
 
         expect("tune without a device",
                st.run([tool, "tune", "--routines", "dgemm", "--max-n", "64"],
