@@ -8,7 +8,8 @@
 # 2. the test suite on the CUDA plugin: TEST_GPUSHIM_BACKEND=cuda ctest (the drivers
 #    force offload; the hostsim-only fault/small-device variants skip themselves)
 # 3. the Netlib Level-3 BLAS testers (Fortran and CBLAS), ctest -L netlib, from
-#    build-carry/netlib (bench/netlib_carry.sh) or Debian's libblas-test
+#    build-carry/netlib (bench/netlib_carry.sh) or Debian's libblas-test; the *_verify ones
+#    with GPUSHIM_VERIFY=1: every cuBLAS result checked on the CPU, none may differ
 # 4. GEMM timings {s,d,z} x n: OpenBLAS (pip NumPy, all cores), gpushim with host data
 #    (the same NumPy under LD_PRELOAD), NVBLAS and gpushim through dgemm_ (ctypes),
 #    cuBLAS on device-resident data (PyTorch or CuPy), copy rates, and the PCIe model

@@ -11,6 +11,11 @@ namespace gpushim {
 
 using Blas3Op = gpushim_blas3_op;
 
+// Computes a canonical call, or a panel of one, on the CPU library, through its Fortran
+// function of the call's routine in the name scheme of the entry point called (any routine:
+// a check of a TRSM multiplies with TRMM); false when it cannot.
+using CpuPart = bool (*)(const Blas3Op&);
+
 constexpr bool is_complex(gpushim_precision p) {
     return p == GPUSHIM_PREC_C || p == GPUSHIM_PREC_Z;
 }

@@ -28,6 +28,14 @@ enum class CpuReason : uint8_t {
 
 const char* describe(CpuReason reason);
 
+// What GPUSHIM_VERIFY found of a call the device computed (dispatch/blas3_check.h).
+enum class Verdict : uint8_t {
+    unchecked,  // not checked: GPUSHIM_VERIFY is off, the routine is not checked, or the
+                // copies found no host memory
+    agreed,
+    differed,  // the device's result was replaced by the CPU's
+};
+
 // The call's sizes, as the trace names them ("m=1200 n=1200 k=600").
 std::string call_shape(const Blas3Op& op);
 std::string call_shape(const LapackOp& op);

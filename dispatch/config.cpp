@@ -94,7 +94,8 @@ bool is_known_variable(std::string_view name) {
          {"GPUSHIM_CONFIG", "GPUSHIM_DISABLE", "GPUSHIM_THRESHOLD", "GPUSHIM_BACKEND",
           "GPUSHIM_REPORT", "GPUSHIM_LOG", "GPUSHIM_LOG_FILE", "GPUSHIM_CPU_BLAS",
           "GPUSHIM_CPU_LAPACK", "GPUSHIM_CPU_FFTW", "GPUSHIM_COPY_THREADS", "GPUSHIM_PANEL_BYTES",
-          "GPUSHIM_CACHE_BYTES", "GPUSHIM_GPU_MEMORY", "GPUSHIM_DEVICE", "GPUSHIM_THRESHOLD_FFT"}) {
+          "GPUSHIM_CACHE_BYTES", "GPUSHIM_GPU_MEMORY", "GPUSHIM_DEVICE", "GPUSHIM_THRESHOLD_FFT",
+          "GPUSHIM_VERIFY"}) {
         if (name == known) return true;
     }
     if (is_plugin_variable(name)) return true;
@@ -190,6 +191,14 @@ Config load_config(const EnvironmentLookup& lookup) {
             config.disabled = *parsed;
         } else {
             warn_invalid("GPUSHIM_DISABLE", value, "0, 1, true, false, yes, no, on, off");
+        }
+    }
+
+    if (const char* value = lookup("GPUSHIM_VERIFY")) {
+        if (auto parsed = parse_switch(value)) {
+            config.verify = *parsed;
+        } else {
+            warn_invalid("GPUSHIM_VERIFY", value, "0, 1, true, false, yes, no, on, off");
         }
     }
 

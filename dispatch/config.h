@@ -29,6 +29,9 @@ struct DeviceChoice {
 
 struct Config {
     bool disabled = false;
+    // GPUSHIM_VERIFY: each Level-3 BLAS call the device computed is checked on the CPU
+    // (dispatch/blas3_check.h).
+    bool verify = false;
     // The size from which a routine's calls are offloaded: threshold^3 multiply-adds
     // (BLAS: cbrt(multiply-adds) >= threshold), order^3 >= threshold^3 (LAPACK), and for
     // the FFTs the threshold itself, in points per transform times howmany.

@@ -1,5 +1,10 @@
 #include "dispatch/router.h"
 
+#include <atomic>
+#include <optional>
+
+#include "dispatch/blas3_check.h"
+#include "dispatch/log.h"
 #include "gpu/blas3_executor.h"
 #include "gpu/fft_executor.h"
 #include "gpu/lapack_executor.h"
@@ -25,9 +30,9 @@ class DeviceOperationScope {
 };
 
 // Runs `execute` (an executor call) and records the call when its result is complete
-// (CpuReason::none); else why the CPU must compute it.
-template <class Op, class Execute>
-CpuReason run_and_record(const Op& op, Routine routine, Execute&& execute) {
+// (CpuReason::none), with what `check` finds of it; else why the CPU must compute it.
+template <class Op, class Execute, class Check>
+CpuReason run_and_record(const Op& op, Routine routine, Execute&& execute, Check&& check) {
     const auto start = std::chrono::steady_clock::now();
     gpu::Transfers transfers;
     gpu::Outcome outcome;
@@ -38,8 +43,9 @@ CpuReason run_and_record(const Op& op, Routine routine, Execute&& execute) {
     }
     if (outcome == gpu::Outcome::failed) return CpuReason::device_failed;
     if (outcome == gpu::Outcome::unavailable) return CpuReason::device_unavailable;
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    const Verdict verdict = check();
     if (statistics_enabled()) {
-        const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
         const bool completed = outcome == gpu::Outcome::completed;
         CallRecord record{.routine = routine,
                           .placement = completed ? Placement::gpu : Placement::fallback,
@@ -49,6 +55,7 @@ CpuReason run_and_record(const Op& op, Routine routine, Execute&& execute) {
                           .bytes_to_host = transfers.bytes_to_host,
                           .bytes_reused = transfers.bytes_reused,
                           .reason = completed ? CpuReason::none : CpuReason::device_failed_part_way,
+                          .verdict = verdict,
                           .shape = tracing_calls() ? call_shape(op) : std::string()};
         record_call(record);
     }
@@ -68,6 +75,28 @@ CpuReason reason_for(const Op& op, Routine routine, Size&& size) {
                : CpuReason::below_threshold;
 }
 
+// A difference GPUSHIM_VERIFY found, in the log: the first kLoggedDifferences of them.
+void log_difference(const Blas3Op& op, Routine routine, const Blas3Check& check) {
+    constexpr int kLoggedDifferences = 20;
+    static std::atomic<int> logged{0};
+    const int number = logged.fetch_add(1, std::memory_order_relaxed);
+    if (number >= kLoggedDifferences) return;
+    try {
+        log::write(
+            log::Level::warn,
+            "GPUSHIM_VERIFY: %s %s: the device's result differs from the CPU library's: "
+            "%s; the CPU's result is used%s",
+            std::string(routine_name(routine)).c_str(), call_shape(op).c_str(), check.difference(),
+            number + 1 == kLoggedDifferences ? " (further differences: in the report only)" : "");
+    } catch (const std::exception&) {  // no memory for the message: the result is right
+    }
+}
+
+// GPUSHIM_VERIFY checks Level-3 BLAS calls only.
+Verdict not_checked() {
+    return Verdict::unchecked;
+}
+
 }  // namespace
 
 CpuReason cpu_reason(const Blas3Op& op, Routine routine) {
@@ -75,9 +104,17 @@ CpuReason cpu_reason(const Blas3Op& op, Routine routine) {
 }
 
 CpuReason run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part) {
-    return run_and_record(op, routine, [&](gpu::Transfers& transfers) {
-        return gpu::execute_blas3(op, cpu_part, transfers);
-    });
+    std::optional<Blas3Check> check;
+    if (config().verify) check.emplace(op, cpu_part);
+    return run_and_record(
+        op, routine,
+        [&](gpu::Transfers& transfers) { return gpu::execute_blas3(op, cpu_part, transfers); },
+        [&] {
+            if (!check) return Verdict::unchecked;
+            const Verdict verdict = check->finish();
+            if (verdict == Verdict::differed) log_difference(op, routine, *check);
+            return verdict;
+        });
 }
 
 CpuReason cpu_reason(const LapackOp& op, Routine routine) {
@@ -86,7 +123,8 @@ CpuReason cpu_reason(const LapackOp& op, Routine routine) {
 
 CpuReason run_on_gpu(const LapackOp& op, Routine routine) {
     return run_and_record(
-        op, routine, [&](gpu::Transfers& transfers) { return gpu::execute_lapack(op, transfers); });
+        op, routine, [&](gpu::Transfers& transfers) { return gpu::execute_lapack(op, transfers); },
+        not_checked);
 }
 
 std::unique_ptr<gpu::FftDeviceState> bind_to_device(const FftProblem& problem, Routine routine,
@@ -110,9 +148,10 @@ std::unique_ptr<gpu::FftDeviceState> bind_to_device(const FftProblem& problem, R
 
 CpuReason run_on_gpu(const FftOp& op, Routine routine, gpu::FftDeviceState& device) {
     if (inside_device_operation) return CpuReason::inside_device_operation;
-    return run_and_record(op, routine, [&](gpu::Transfers& transfers) {
-        return gpu::execute_fft(op, device, transfers);
-    });
+    return run_and_record(
+        op, routine,
+        [&](gpu::Transfers& transfers) { return gpu::execute_fft(op, device, transfers); },
+        not_checked);
 }
 
 }  // namespace gpushim

@@ -21,9 +21,6 @@ namespace gpu {
 class FftDeviceState;
 }
 
-// Computes a canonical call, or a panel of one, on the CPU library; false when it cannot.
-using CpuPart = bool (*)(const Blas3Op&);
-
 // Tries the device, which may compute part of the call through `cpu_part`; records the call
 // when its result is complete (CpuReason::none). Else why the CPU must compute it: the
 // device failed, or was unavailable (no device, or no room on it).

@@ -55,7 +55,7 @@ void write_report_at_exit() {
 // Atomic counters: many threads record at once, the report reads them once at exit.
 struct Counters {
     std::atomic<uint64_t> gpu_calls{0}, cpu_calls{0}, fallbacks{0}, bytes_h2d{0}, bytes_d2h{0},
-        bytes_reused{0};
+        bytes_reused{0}, verified{0}, differed{0};
     std::atomic<double> gpu_seconds{0}, cpu_seconds{0}, flops{0};
 };
 
@@ -80,6 +80,8 @@ void reset_counters_in_child() {
         c.bytes_h2d = 0;
         c.bytes_d2h = 0;
         c.bytes_reused = 0;
+        c.verified = 0;
+        c.differed = 0;
         c.gpu_seconds = 0;
         c.cpu_seconds = 0;
         c.flops = 0;
@@ -119,12 +121,23 @@ std::string trace_line(const CallRecord& record) {
             bytes += ", " + byte_count(record.bytes_reused) + " found there";
         return bytes;
     };
+    const auto checked = [&]() -> std::string {
+        switch (record.verdict) {
+            case Verdict::agreed:
+                return ", checked: agrees with the CPU";
+            case Verdict::differed:
+                return ", checked: DIFFERS from the CPU, whose result is used";
+            case Verdict::unchecked:
+                break;
+        }
+        return "";
+    };
     switch (record.reason) {
         case CpuReason::none:
-            return line + took("GPU,") + moved();
+            return line + took("GPU,") + moved() + checked();
         case CpuReason::device_failed_part_way:
             return line + format("GPU and CPU (%s), ", describe(record.reason)) + took("in all") +
-                   moved();
+                   moved() + checked();
         case CpuReason::device_failed:
             return line + "the device failed; the CPU computed it, " + took("in all");
         default:
@@ -150,6 +163,11 @@ bool tracing_calls() {
 }
 
 void record_call(const CallRecord& record) {
+    Counters& c = counters()[static_cast<std::size_t>(record.routine)];
+    // A check counts even inside another call (a BLAS call a CPU LAPACK routine made through
+    // the shim and the device computed): its warning was given.
+    if (record.verdict != Verdict::unchecked) c.verified.fetch_add(1, std::memory_order_relaxed);
+    if (record.verdict == Verdict::differed) c.differed.fetch_add(1, std::memory_order_relaxed);
     if (nesting_depth > 0) return;
     [[maybe_unused]] static const bool report_registered = [] {
         std::atexit(write_report_at_exit);
@@ -157,7 +175,6 @@ void record_call(const CallRecord& record) {
         return true;
     }();
     recorded_in_this_process.store(true, std::memory_order_relaxed);
-    Counters& c = counters()[static_cast<std::size_t>(record.routine)];
     if (record.placement == Placement::gpu) {
         c.gpu_calls.fetch_add(1, std::memory_order_relaxed);
         add(c.gpu_seconds, record.seconds);
@@ -188,6 +205,8 @@ RoutineTotals routine_totals(Routine routine) {
     t.bytes_h2d = c.bytes_h2d.load();
     t.bytes_d2h = c.bytes_d2h.load();
     t.bytes_reused = c.bytes_reused.load();
+    t.verified = c.verified.load();
+    t.differed = c.differed.load();
     return t;
 }
 
@@ -200,8 +219,11 @@ std::string report_table() {
         if (routine_totals(routine).calls > 0)
             width = std::max(width, static_cast<int>(routine_name(routine).size()));
     }
-    text += format("%-*s %9s %9s %9s %11s %10s %12s %12s %12s\n", width, "routine", "gpu", "cpu",
+    // The checks' columns only where GPUSHIM_VERIFY is on.
+    const bool verifying = config().verify;
+    text += format("%-*s %9s %9s %9s %11s %10s %12s %12s %12s", width, "routine", "gpu", "cpu",
                    "fallback", "seconds", "GFLOP/s", "MB to gpu", "MB from gpu", "MB reused");
+    text += verifying ? format(" %9s %9s\n", "verified", "differed") : "\n";
     for (std::size_t i = 0; i < kRoutineCount; ++i) {
         const auto routine = static_cast<Routine>(i);
         const RoutineTotals t = routine_totals(routine);
@@ -213,6 +235,10 @@ std::string report_table() {
                        static_cast<unsigned long long>(t.cpu_calls),
                        static_cast<unsigned long long>(t.fallbacks), t.seconds, gflops,
                        t.bytes_h2d * 1e-6, t.bytes_d2h * 1e-6, t.bytes_reused * 1e-6);
+        text.pop_back();
+        text += verifying ? format(" %9llu %9llu\n", static_cast<unsigned long long>(t.verified),
+                                   static_cast<unsigned long long>(t.differed))
+                          : "\n";
     }
     return text;
 }
@@ -234,14 +260,17 @@ std::string report_json() {
         json += format(
             "\"%s\": {\"calls\": %llu, \"gpu_calls\": %llu, \"cpu_calls\": %llu, \"fallbacks\": "
             "%llu, \"seconds\": %.9g, \"gpu_seconds\": %.9g, \"cpu_seconds\": %.9g, \"flops\": "
-            "%.17g, \"bytes_h2d\": %llu, \"bytes_d2h\": %llu, \"bytes_reused\": %llu}",
+            "%.17g, \"bytes_h2d\": %llu, \"bytes_d2h\": %llu, \"bytes_reused\": %llu, "
+            "\"verified\": %llu, \"differed\": %llu}",
             std::string(routine_name(routine)).c_str(), static_cast<unsigned long long>(t.calls),
             static_cast<unsigned long long>(t.gpu_calls),
             static_cast<unsigned long long>(t.cpu_calls),
             static_cast<unsigned long long>(t.fallbacks), t.seconds, t.gpu_seconds, t.cpu_seconds,
             t.flops, static_cast<unsigned long long>(t.bytes_h2d),
             static_cast<unsigned long long>(t.bytes_d2h),
-            static_cast<unsigned long long>(t.bytes_reused));
+            static_cast<unsigned long long>(t.bytes_reused),
+            static_cast<unsigned long long>(t.verified),
+            static_cast<unsigned long long>(t.differed));
     }
     json += "\n}}\n";
     return json;

@@ -22,6 +22,7 @@ struct CallRecord {
     uint64_t bytes_reused = 0;  // input bytes already on the device (residency cache)
     // For the call trace (GPUSHIM_LOG=trace), which takes the shape only while it is on.
     CpuReason reason = CpuReason::none;
+    Verdict verdict = Verdict::unchecked;
     std::string shape;
 };
 
@@ -45,6 +46,7 @@ struct RoutineTotals {
     uint64_t calls = 0, gpu_calls = 0, cpu_calls = 0, fallbacks = 0;
     double seconds = 0, gpu_seconds = 0, cpu_seconds = 0, flops = 0;
     uint64_t bytes_h2d = 0, bytes_d2h = 0, bytes_reused = 0;
+    uint64_t verified = 0, differed = 0;  // GPUSHIM_VERIFY: calls checked, and those that differed
 };
 
 RoutineTotals routine_totals(Routine routine);

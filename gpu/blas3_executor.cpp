@@ -63,7 +63,7 @@ void* in_packed_copy(const void* pointer, const Matrix& host, void* device) {
 // second question would count as a second sighting of A, and the B panels' keys are not
 // those that later calls of the configured width ask for).
 std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, const Blas3Op& op,
-                                         CpuBlas3 cpu, Transfers& transfers, int64_t width,
+                                         CpuPart cpu, Transfers& transfers, int64_t width,
                                          bool narrowed, std::size_t& needed) {
     const PanelAxis axis = panel_axis(op);
     const bool triangle = axis == PanelAxis::triangle;
@@ -276,7 +276,7 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
 
 }  // namespace
 
-Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers) {
+Outcome execute_blas3(const Blas3Op& op, CpuPart cpu, Transfers& transfers) {
     const gpushim_device_plugin* plugin = backend();
     if (plugin == nullptr) return Outcome::unavailable;
     // Where the device lacks the room for panels of GPUSHIM_PANEL_BYTES (it is small, or

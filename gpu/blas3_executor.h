@@ -21,9 +21,6 @@ enum class Outcome {
     failed,       // a device error before any result was delivered; buffers untouched
 };
 
-// Computes a canonical call (host pointers) on the CPU library; false when it cannot.
-using CpuBlas3 = bool (*)(const Blas3Op&);
-
-Outcome execute_blas3(const Blas3Op& op, CpuBlas3 cpu, Transfers& transfers);
+Outcome execute_blas3(const Blas3Op& op, CpuPart cpu, Transfers& transfers);
 
 }  // namespace gpushim::gpu

@@ -3,7 +3,8 @@
 // router run it on the device, and otherwise forwards its own arguments, unchanged, to the
 // CPU library's function of the same name. When the device fails half-way through a call,
 // the rest is computed through the CPU library's Fortran function of the same scheme
-// (its own name for a Fortran entry, the Fortran twin for a CBLAS one).
+// (its own name for a Fortran entry, the Fortran twin for a CBLAS one); GPUSHIM_VERIFY checks
+// a call through the Fortran functions of that scheme too.
 #include "dispatch/router.h"
 #include "fallback/fortran_blas3.h"
 #include "shim/blas3_entry_asm.h"
@@ -68,8 +69,9 @@
 #define GPUSHIM_CBLAS_OP(KIND, family, T, A, B, Int) \
     gpushim::shim::cblas_##family##_op<T, A, B, Int>(GPUSHIM_##KIND, GPUSHIM_CBLAS_##family##_ARGS)
 
-// An entry point, its gate and its routing path; `fortran_symbol` computes parts of calls.
-#define GPUSHIM_ENTRY(symbol, fortran_symbol, name, KIND, interface, family, T, A, B, Int)   \
+// An entry point, its gate and its routing path; the Fortran functions of `scheme` compute
+// parts of calls.
+#define GPUSHIM_ENTRY(symbol, scheme, name, KIND, interface, family, T, A, B, Int)           \
     GPUSHIM_ENTRY_GATE(symbol, interface, family, T, A, B, Int)                              \
     extern "C"                                                                               \
         [[gnu::visibility("hidden"), gnu::used, gnu::noinline]] void gpushim_route_##symbol( \
@@ -77,7 +79,7 @@
         gpushim::route(                                                                      \
             GPUSHIM_##interface##_OP(KIND, family, T, A, B, Int), gpushim::Routine::name,    \
             [&] { gpushim_gate_##symbol.cpu.get()(GPUSHIM_##interface##_##family##_ARGS); }, \
-            run_part_of_##fortran_symbol);                                                   \
+            run_part_of_scheme_##scheme);                                                    \
         /* the settings are read now: the entry point may forward small calls at once */     \
         gpushim_gate_##symbol.forward_below.store(                                           \
             gpushim::forward_at_once_below(gpushim::Routine::name,                           \
@@ -86,12 +88,26 @@
     }                                                                                        \
     GPUSHIM_ENTRY_POINT(symbol, KIND, interface, family, T, A, B, Int)
 
-#define GPUSHIM_ENTRIES_OF_ROUTINE(name, KIND, family, T, A, B, fp, fs, cp, cs, Int)     \
-    GPUSHIM_FORTRAN_FUNCTION(fp##name##fs, name, T, Int)                                 \
-    GPUSHIM_ENTRY(fp##name##fs, fp##name##fs, name, KIND, FORTRAN, family, T, A, B, Int) \
-    GPUSHIM_ENTRY(cp##name##cs, fp##name##fs, name, KIND, CBLAS, family, T, A, B, Int)
+#define GPUSHIM_FORTRAN_FUNCTION_OF_ROUTINE(name, KIND, family, T, A, B, fp, fs, cp, cs, Int) \
+    GPUSHIM_FORTRAN_FUNCTION(fp##name##fs, name, T, Int)
 
-#define GPUSHIM_ENTRIES_OF_SCHEME(fp, fs, cp, cs, Int) \
+// A scheme's Fortran function of the canonical call's routine (its kind and precision).
+#define GPUSHIM_PART_OF_ROUTINE(name, KIND, family, T, A, B, fp, fs, cp, cs, Int)          \
+    if (part.kind == GPUSHIM_##KIND && part.precision == gpushim::shim::precision_of<T>()) \
+        return run_part_of_##fp##name##fs(part);
+
+#define GPUSHIM_ENTRIES_OF_ROUTINE(name, KIND, family, T, A, B, fp, fs, cp, cs, Int) \
+    GPUSHIM_ENTRY(fp##name##fs, fp##fs, name, KIND, FORTRAN, family, T, A, B, Int)   \
+    GPUSHIM_ENTRY(cp##name##cs, fp##fs, name, KIND, CBLAS, family, T, A, B, Int)
+
+#define GPUSHIM_ENTRIES_OF_SCHEME(fp, fs, cp, cs, Int)                                       \
+    GPUSHIM_FOR_EACH_BLAS3_ROUTINE(GPUSHIM_FORTRAN_FUNCTION_OF_ROUTINE, fp, fs, cp, cs, Int) \
+    namespace {                                                                              \
+    bool run_part_of_scheme_##fp##fs(const gpushim::Blas3Op& part) {                         \
+        GPUSHIM_FOR_EACH_BLAS3_ROUTINE(GPUSHIM_PART_OF_ROUTINE, fp, fs, cp, cs, Int)         \
+        return false;                                                                        \
+    }                                                                                        \
+    }                                                                                        \
     GPUSHIM_FOR_EACH_BLAS3_ROUTINE(GPUSHIM_ENTRIES_OF_ROUTINE, fp, fs, cp, cs, Int)
 
 using gpushim::ccomplex;

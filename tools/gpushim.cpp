@@ -18,13 +18,14 @@
 namespace {
 
 constexpr const char* kUsage =
-    "usage: gpushim run [--report[=FILE]] [--trace] [--] PROGRAM [ARGUMENT...]\n"
+    "usage: gpushim run [--report[=FILE]] [--trace] [--verify] [--] PROGRAM [ARGUMENT...]\n"
     "       gpushim info\n"
     "       gpushim tune [--routines dgemm,dgetrf,...] [--max-n N] [--seconds S] [--write FILE]\n"
     "\n"
     "run   runs PROGRAM with this command's libgpushim.so first in LD_PRELOAD;\n"
     "      --report sets GPUSHIM_REPORT=1 (a table at exit; =FILE: a JSON file), --trace\n"
-    "      GPUSHIM_LOG=trace (a line for each call); every GPUSHIM_* variable set applies\n"
+    "      GPUSHIM_LOG=trace (a line for each call), --verify GPUSHIM_VERIFY=1 (each BLAS\n"
+    "      call the GPU computed checked on the CPU); every GPUSHIM_* variable set applies\n"
     "info  the settings in effect (environment and settings file), the device plugin and its\n"
     "      device, and the CPU libraries calls go to\n"
     "tune  times {s,d,c,z}{gemm,getrf,potrf,gesdd}, {s,d}syevd, {c,z}heevd and fft (FFTW's\n"

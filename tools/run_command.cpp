@@ -22,10 +22,11 @@ constexpr std::string_view kLibraryName = "libgpushim.so";
 constexpr std::string_view kPreloadSeparators = ": \t";
 
 int usage_error(const std::string& why) {
-    std::fprintf(stderr,
-                 "gpushim run: %s\n"
-                 "usage: gpushim run [--report[=FILE]] [--trace] [--] PROGRAM [ARGUMENT...]\n",
-                 why.c_str());
+    std::fprintf(
+        stderr,
+        "gpushim run: %s\n"
+        "usage: gpushim run [--report[=FILE]] [--trace] [--verify] [--] PROGRAM [ARGUMENT...]\n",
+        why.c_str());
     return 2;
 }
 
@@ -129,6 +130,8 @@ int run_preloaded(const std::string& library, int argument_count, char** argumen
             setenv("GPUSHIM_REPORT", arguments[first] + 9, 1);
         } else if (option == "--trace") {
             setenv("GPUSHIM_LOG", "trace", 1);
+        } else if (option == "--verify") {
+            setenv("GPUSHIM_VERIFY", "1", 1);
         } else {
             return usage_error("unknown option '" + std::string(option) + "'");
         }

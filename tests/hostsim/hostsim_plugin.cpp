@@ -9,7 +9,9 @@
 // makes an allocation beyond the capacity abort the process (a test that the host never asks
 // for more: GPUSHIM_GPU_MEMORY set to the capacity); GPUSHIM_HOSTSIM_NAN_PIVOT=1 makes POTRF
 // and POSV leave a NaN as the factor's last diagonal entry with INFO = 0, as a device
-// library may carry a NaN through (a test that the host does not deliver such factors).
+// library may carry a NaN through (a test that the host does not deliver such factors);
+// GPUSHIM_HOSTSIM_WRONG_EVERY=N makes every N-th Level-3 BLAS operation change the first
+// element of its result (a test of GPUSHIM_VERIFY).
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -60,6 +62,8 @@ struct Device {
     std::size_t pinned_used = 0;
     std::unordered_map<void*, std::size_t> pinned_allocations;
     bool nan_pivot = false;
+    uint64_t wrong_every = 0;
+    std::atomic<uint64_t> blas3_operations{0};
 };
 
 Device& device() {
@@ -96,6 +100,7 @@ int init(const gpushim_host_services* services) {
     d.strict_capacity = parse_unsigned("GPUSHIM_HOSTSIM_MEMORY_STRICT", 0) != 0;
     d.fail_every = parse_unsigned("GPUSHIM_HOSTSIM_FAIL_EVERY", 0);
     d.nan_pivot = parse_unsigned("GPUSHIM_HOSTSIM_NAN_PIVOT", 0) != 0;
+    d.wrong_every = parse_unsigned("GPUSHIM_HOSTSIM_WRONG_EVERY", 0);
     d.pinned_capacity =
         parse_unsigned("GPUSHIM_HOSTSIM_PINNED_MEMORY", std::numeric_limits<std::size_t>::max());
     // Its one device is the one any choice comes to; asked, as a plugin does, so that the
@@ -263,7 +268,15 @@ int run_blas3(const gpushim_blas3_op& op, char prefix) {
     const std::string symbol = std::string(1, prefix) + kNames[op.kind] + "_";
     void* function = cpu_symbol(symbol);
     if (function == nullptr) return kUnsupported;
-    return gpushim::fallback::call_fortran_blas3<T, int32_t>(function, op) ? kOk : kUnsupported;
+    if (!gpushim::fallback::call_fortran_blas3<T, int32_t>(function, op)) return kUnsupported;
+    Device& d = device();
+    if (d.wrong_every != 0 && (d.blas3_operations.fetch_add(1) + 1) % d.wrong_every == 0) {
+        // Never equal to what it was, whatever it was: x + |x| + 1.
+        T& first = *static_cast<T*>(
+            op.kind == GPUSHIM_TRMM || op.kind == GPUSHIM_TRSM ? const_cast<void*>(op.b) : op.c);
+        first += std::abs(first) + 1;
+    }
+    return kOk;
 }
 
 int blas3(const gpushim_blas3_op* op, gpushim_queue) {

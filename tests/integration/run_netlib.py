@@ -3,6 +3,7 @@
 
   run_netlib.py --shim build/libgpushim.so --kind f77   --prec d [--fail-every 7]
   run_netlib.py --shim build/libgpushim.so --kind cblas --prec z
+  run_netlib.py --shim build/libgpushim.so --kind f77 --prec d --verify --wrong-every 5
   run_netlib.py --baseline --kind f77 --prec d            # no shim: what the tester says natively
 
 f77:   xblat3{s,d,c,z} reads {s,d,c,z}blat3.in on stdin and writes its summary to the file the
@@ -16,7 +17,11 @@ cblas: x{s,d,c,z}cblat3 reads {s,d,c,z}in3 on stdin and prints its summary on st
 Passes when the tester exits 0, every routine the .in enables reports PASSED for its error
 exits and computational tests (both layouts for CBLAS), nothing says FAIL/SUSPECT/FATAL,
 "END OF TESTS" is there, and (with the shim) the JSON report shows gpu_calls > 0 for every
-routine tested, plus some fallback when faults are injected.
+routine tested, plus some fallback when faults are injected. --verify sets GPUSHIM_VERIFY=1:
+every routine must show calls checked. On the host-simulated device, --wrong-every N also
+makes it change the result of every N-th operation (GPUSHIM_HOSTSIM_WRONG_EVERY), which the
+check must find and replace by the CPU's: the tester still passes and some call differed; on
+any other device no call may differ (a real GPU's rounding stays within the check's bound).
 """
 from __future__ import annotations
 
@@ -88,6 +93,8 @@ def main() -> int:
     ap.add_argument("--kind", choices=("f77", "cblas"), required=True)
     ap.add_argument("--prec", choices=tuple("sdcz"), required=True)
     ap.add_argument("--fail-every", type=int, default=0)
+    ap.add_argument("--verify", action="store_true")
+    ap.add_argument("--wrong-every", type=int, default=0, help="hostsim only; with --verify")
     ap.add_argument("--blas-dir", default="/usr/lib/x86_64-linux-gnu/blas")
     args = ap.parse_args()
     if args.fail_every:
@@ -113,6 +120,11 @@ def main() -> int:
         if args.kind == "cblas":
             old = os.environ.get("LD_LIBRARY_PATH")
             extra["LD_LIBRARY_PATH"] = bd + (":" + old if old else "")
+        wrong = args.verify and args.wrong_every > 0 and st.test_backend() == "hostsim"
+        if args.verify:
+            extra["GPUSHIM_VERIFY"] = "1"
+        if wrong:
+            extra["GPUSHIM_HOSTSIM_WRONG_EVERY"] = str(args.wrong_every)
         env = st.make_env(shim, rdir, fail_every=args.fail_every, extra=extra)
         with open(local_in) as stdin:
             res = st.run([exe], env, cwd=tmp, stdin=stdin)
@@ -145,7 +157,8 @@ def main() -> int:
             rep = st.load_reports(rdir)
             st.log("report:\n" + st.format_report(rep))
             want = [re.sub(r"^cblas_", "", r).lower() for r in routines]
-            problems += st.check_report(rep, gpu=want, faults=args.fail_every > 0)
+            problems += st.check_report(rep, gpu=want, faults=args.fail_every > 0,
+                                        checked=args.verify, differences=wrong)
             problems += st.check_cudasim_backend(rdir)
 
     return st.finish(problems, f"OK: {os.path.basename(exe)}: all {len(routines)} routines passed"

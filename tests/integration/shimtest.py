@@ -42,7 +42,7 @@ LOCAL_RANK_VARIABLES = ("OMPI_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_RANK
                         "FLUX_TASK_LOCAL_ID", "SLURM_LOCALID")
 _TEST_BACKEND = object()  # make_env's default: the backend under test
 COUNTERS = ("calls", "gpu_calls", "cpu_calls", "fallbacks", "seconds", "flops",
-            "bytes_h2d", "bytes_d2h")
+            "bytes_h2d", "bytes_d2h", "verified", "differed")
 
 
 def log(msg: str) -> None:
@@ -233,7 +233,8 @@ def format_report(rep: dict) -> str:
     return "\n".join(lines)
 
 
-def check_report(rep: dict, *, gpu: list[str] = (), faults: bool = False) -> list[str]:
+def check_report(rep: dict, *, gpu: list[str] = (), faults: bool = False,
+                 checked: bool = False, differences: bool = False) -> list[str]:
     """Problems with an aggregated report: routines in `gpu` must have gpu_calls > 0,
     counters must be consistent, with `faults` some fallback must have happened, and
     without them none: a device that refuses what the shim gives it is a bug the results
@@ -242,7 +243,9 @@ def check_report(rep: dict, *, gpu: list[str] = (), faults: bool = False) -> lis
     Counter meaning (as the shim reports them): calls = gpu_calls + cpu_calls; a call whose
     device attempt failed counts in cpu_calls and in fallbacks. With faults, each routine in
     `gpu` must have been tried on the device (gpu_calls + fallbacks > 0), and some call must
-    have completed there."""
+    have completed there. With `checked` (GPUSHIM_VERIFY=1), each routine in `gpu` must have
+    been checked (verified > 0). With `differences` (on a device made to compute wrong
+    results), some call must have differed; without, none may."""
     problems = []
     for name in gpu:
         r = rep.get(name)
@@ -264,8 +267,18 @@ def check_report(rep: dict, *, gpu: list[str] = (), faults: bool = False) -> lis
         problems.append("calls ran on the device but no byte was copied to it")
     for name, r in rep.items():
         if any(r[c] < 0 for c in COUNTERS) or any(
-                r[c] > r["calls"] for c in ("gpu_calls", "cpu_calls", "fallbacks")):
+                r[c] > r["calls"] for c in ("gpu_calls", "cpu_calls", "fallbacks")) or \
+                r["differed"] > r["verified"]:
             problems.append(f"{name}: inconsistent counters {r}")
+    if checked:
+        problems += [f"{name}: no call checked (verified == 0)" for name in gpu
+                     if rep.get(name, {}).get("verified", 0) <= 0]
+    if differences:
+        if sum(r["differed"] for r in rep.values()) <= 0:
+            problems.append("GPUSHIM_VERIFY found no difference on a device computing wrong results")
+    else:
+        problems += [f"{name}: {r['differed']} results differed from the CPU's"
+                     for name, r in rep.items() if r["differed"] > 0]
     if not faults:
         problems += [f"{name}: {r['fallbacks']} device failures without injected faults"
                      for name, r in rep.items() if r["fallbacks"] > 0]
@@ -276,14 +289,16 @@ def check_report(rep: dict, *, gpu: list[str] = (), faults: bool = False) -> lis
     return problems
 
 
-def check_reports(report_dir: str, *, gpu: list[str] = (), faults: bool = False) -> list[str]:
+def check_reports(report_dir: str, *, gpu: list[str] = (), faults: bool = False,
+                  checked: bool = False, differences: bool = False) -> list[str]:
     """Problems with the JSON reports in report_dir: none written, or what check_report finds
     in their sum (which is logged)."""
     if not report_files(report_dir):
         return ["no JSON report written"]
     rep = load_reports(report_dir)
     log("report:\n" + format_report(rep))
-    return check_report(rep, gpu=gpu, faults=faults) + check_cudasim_backend(report_dir)
+    return (check_report(rep, gpu=gpu, faults=faults, checked=checked, differences=differences) +
+            check_cudasim_backend(report_dir))
 
 
 def check_cudasim_backend(report_dir: str) -> list[str]:

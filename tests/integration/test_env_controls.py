@@ -37,6 +37,11 @@ GPUSHIM_LOG=trace (a line for each call):
     query on the CPU ("a workspace query"), the decomposition on the GPU; with every other device
     operation failing (hostsim): each recomputed on the CPU; in narrow panels, one in nine
     failing: a product finished by the CPU
+GPUSHIM_VERIFY=1 (each product the device computed, checked on the CPU):
+  - with the trace: each product "checked: agrees with the CPU"; on a device computing every
+    result wrong (hostsim): results correct, a warning and a trace line for each difference,
+    the report's differed counts; with GPUSHIM_REPORT=1 the table's verified and differed
+    columns; GPUSHIM_VERIFY=maybe: a warning naming it
 GPUSHIM_DEVICE (the emulated CUDA libraries with two devices; hostsim has one):
   - local-rank with OMPI_COMM_WORLD_LOCAL_RANK=3, products and a solve: offloaded to
     device 3 mod the count (the info log says which, and the CUDA plugin's description),
@@ -184,6 +189,22 @@ def main() -> int:
          {"stderr_has": "trace: dgemm m=200 n=200 k=200: GPU and CPU (the device failed part-way"}),
     ]
 
+    # GPUSHIM_VERIFY: each product the device computed, checked on the CPU.
+    cases += [
+        ("VERIFY=1", 120, {}, {"GPUSHIM_VERIFY": "1", "GPUSHIM_LOG": "trace"},
+         {"gpu": "dgemm", "stderr_has": "trace: dgemm m=120 n=120 k=120: GPU, ",
+          "stderr_has_too": "checked: agrees with the CPU", "stderr_lacks": "DIFFERS"}),
+        ("VERIFY=1, a device computing wrong", 120, {},
+         {"GPUSHIM_VERIFY": "1", "GPUSHIM_HOSTSIM_WRONG_EVERY": "1", "GPUSHIM_LOG": "trace"},
+         {"gpu": "dgemm", "differences": True,
+          "stderr_has": "GPUSHIM_VERIFY: dgemm m=120 n=120 k=120: the device's result differs",
+          "stderr_has_too": "checked: DIFFERS from the CPU, whose result is used"}),
+        ("VERIFY=1, REPORT=1", 60, {}, {"GPUSHIM_VERIFY": "1"},
+         {"report_stderr": True, "stderr_has": " verified  differed"}),
+        ("VERIFY=maybe", 60, {}, {"GPUSHIM_VERIFY": "maybe"},
+         {"gpu": "dgemm", "stderr_has": "GPUSHIM_VERIFY=maybe is not valid"}),
+    ]
+
     # GPUSHIM_DEVICE: the emulated CUDA libraries have two devices here, hostsim has one.
     # The launcher's variables other than the one a case sets are taken out of its
     # environment (a test run inside a Slurm job has SLURM_LOCALID).
@@ -277,7 +298,8 @@ def main() -> int:
                         if not any(v["cpu_calls"] for v in rep.values()):
                             mine.append("expected CPU calls in the report")
                     else:
-                        mine += st.check_report(rep, gpu=gpu.split(","))
+                        mine += st.check_report(rep, gpu=gpu.split(","),
+                                                differences=expect.get("differences", False))
             if res.stderr.strip():
                 st.log("  stderr: " + st.tail(res.stderr, 8).replace("\n", "\n  stderr: "))
             st.log(f"[{'ok' if not mine else 'FAILED'}] {name}")

@@ -6,7 +6,7 @@
   - --help: usage, exit 0; an unknown command or a routine tune does not measure (dtrsm,
     dheevd): exit 2
   - info, a settings file with GPUSHIM_THRESHOLD_DGEMM=77, the backend under test: names
-    the file, dgemm's threshold, the device, the residency cache's room, the CPU BLAS
+    the file, GPUSHIM_VERIFY off, dgemm's threshold, the device, the residency cache's room, the CPU BLAS
     library; exit 0; with GPUSHIM_CACHE_BYTES=0: the cache is off; with
     GPUSHIM_GPU_MEMORY=4G: that limit, and a cache of a quarter of it; with
     GPUSHIM_CPU_LAPACK=Debian's reference LAPACK: that library for dgesv_; with
@@ -22,8 +22,9 @@
     `run printenv LD_PRELOAD` with LD_PRELOAD=/elsewhere/libgpushim.so:libm.so.6: this
     library's absolute path first, the other shim gone, libm.so.6 kept; a statically linked
     program and a 32-bit one: a warning that nothing is preloaded into them;
-    `run --report=FILE --trace PYTHON products.py` (no LD_PRELOAD of its own, threshold 0):
-    computes right, FILE has dgemm on the device, stderr a trace line for it
+    `run --report=FILE --trace --verify PYTHON products.py` (no LD_PRELOAD of its own,
+    threshold 0): computes right, FILE has dgemm on the device, stderr a trace line for it
+    that says it was checked
 """
 from __future__ import annotations
 
@@ -96,7 +97,8 @@ def check_run(tool, shim, python, products, tmp, expect, problems):
         problems.append(f"run of a 32-bit program does not warn: {res.stderr[-500:]!r}")
 
     report = os.path.join(tmp, "run_report.json")
-    res = st.run([tool, "run", f"--report={report}", "--trace", python, products], plain)
+    res = st.run([tool, "run", f"--report={report}", "--trace", "--verify", python, products],
+                 plain)
     if res.returncode != 0 or "RESULTS OK" not in res.stdout:
         problems.append(f"run of the products: exit {res.returncode}, {res.stdout.strip()!r}, "
                         f"stderr {res.stderr[-500:]!r}")
@@ -104,8 +106,9 @@ def check_run(tool, shim, python, products, tmp, expect, problems):
         problems += st.check_report(st.load_report_file(report), gpu=["dgemm"])
     else:
         problems.append("run --report=FILE wrote no report")
-    if not re.search(r"dgemm m=\d+ n=\d+ k=200: GPU,", res.stderr):
-        problems.append(f"run --trace: no trace line of the product: {res.stderr[-800:]!r}")
+    if not re.search(r"dgemm m=\d+ n=\d+ k=200: GPU, .*checked: agrees", res.stderr):
+        problems.append(f"run --trace --verify: no trace line of the product, checked: "
+                        f"{res.stderr[-800:]!r}")
 
 
 def main() -> int:
@@ -150,6 +153,7 @@ def main() -> int:
             f.write("GPUSHIM_THRESHOLD_DGEMM = 77\n")
         res = st.run([tool, "info"], tool_env(extra={"GPUSHIM_CONFIG": settings}))
         expect("info", res, 0, f"settings file: {settings}", "dgemm 77", "device: ",
+               "GPUSHIM_VERIFY: 0",
                "CPU BLAS (dgemm_): /", "residency cache: up to")
         res_off = st.run([tool, "info"], tool_env(extra={"GPUSHIM_CACHE_BYTES": "0"}))
         expect("info, cache off", res_off, 0, "residency cache: off")

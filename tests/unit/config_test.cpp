@@ -87,6 +87,9 @@ TEST(Config, SwitchesAndStrings) {
     EXPECT_EQ(load({{"GPUSHIM_REPORT", "/tmp/r_%p.json"}}).report, "/tmp/r_%p.json");
     EXPECT_EQ(load({{"GPUSHIM_BACKEND", "hostsim"}}).backend, "hostsim");
     EXPECT_EQ(load({{"GPUSHIM_BACKEND", ""}}).backend, "cuda");
+    EXPECT_FALSE(load({}).verify);
+    EXPECT_TRUE(load({{"GPUSHIM_VERIFY", "on"}}).verify);
+    EXPECT_FALSE(load({{"GPUSHIM_VERIFY", "sometimes"}}).verify);
 }
 
 TEST(Config, UnknownVariablesAreNamed) {
@@ -97,7 +100,9 @@ TEST(Config, UnknownVariablesAreNamed) {
     char other[] = "PATH=/bin";
     char fft[] = "GPUSHIM_THRESHOLD_FFT=0";
     char fft_routine[] = "GPUSHIM_THRESHOLD_FFTWF_DFT=0";
-    char* variables[] = {known, typo, plugin, not_routine, other, fft, fft_routine, nullptr};
+    char verify[] = "GPUSHIM_VERIFY=1";
+    char* variables[] = {known, typo,        plugin, not_routine, other,
+                         fft,   fft_routine, verify, nullptr};
     EXPECT_EQ(unknown_variables(variables),
               (std::vector<std::string>{"GPUSHIM_TRESHOLD", "GPUSHIM_THRESHOLD_DGEMV"}));
 }
