@@ -38,6 +38,8 @@ const char* describe(CpuReason reason) {
             return "the device failed: recomputed";
         case CpuReason::device_failed_part_way:
             return "the device failed part-way: the CPU computed the rest";
+        case CpuReason::device_differed:
+            return "the device's result failed GPUSHIM_VERIFY's check: recomputed";
     }
     return "";
 }

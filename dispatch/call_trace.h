@@ -24,6 +24,7 @@ enum class CpuReason : uint8_t {
     device_unavailable,       // no usable device, or no room on it
     device_failed,            // the device failed: recomputed on the CPU
     device_failed_part_way,   // the device failed part-way: the CPU computed the rest
+    device_differed,          // GPUSHIM_VERIFY's check failed the device's result: recomputed
 };
 
 const char* describe(CpuReason reason);

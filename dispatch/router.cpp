@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "dispatch/blas3_check.h"
+#include "dispatch/lapack_check.h"
 #include "dispatch/log.h"
 #include "gpu/blas3_executor.h"
 #include "gpu/fft_executor.h"
@@ -29,10 +30,17 @@ class DeviceOperationScope {
     const NestedCallScope nested_;
 };
 
+// What becomes of a result GPUSHIM_VERIFY's check found wrong.
+enum class OnDifference {
+    corrected,  // the check wrote the CPU's result (Level-3 BLAS): the call is done
+    recompute,  // the check put the inputs back (LAPACK): the CPU computes the call
+};
+
 // Runs `execute` (an executor call) and records the call when its result is complete
 // (CpuReason::none), with what `check` finds of it; else why the CPU must compute it.
 template <class Op, class Execute, class Check>
-CpuReason run_and_record(const Op& op, Routine routine, Execute&& execute, Check&& check) {
+CpuReason run_and_record(const Op& op, Routine routine, Execute&& execute, Check&& check,
+                         OnDifference on_difference) {
     const auto start = std::chrono::steady_clock::now();
     gpu::Transfers transfers;
     gpu::Outcome outcome;
@@ -45,6 +53,8 @@ CpuReason run_and_record(const Op& op, Routine routine, Execute&& execute, Check
     if (outcome == gpu::Outcome::unavailable) return CpuReason::device_unavailable;
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
     const Verdict verdict = check();
+    if (verdict == Verdict::differed && on_difference == OnDifference::recompute)
+        return CpuReason::device_differed;
     if (statistics_enabled()) {
         const bool completed = outcome == gpu::Outcome::completed;
         CallRecord record{.routine = routine,
@@ -76,7 +86,8 @@ CpuReason reason_for(const Op& op, Routine routine, Size&& size) {
 }
 
 // A difference GPUSHIM_VERIFY found, in the log: the first kLoggedDifferences of them.
-void log_difference(const Blas3Op& op, Routine routine, const Blas3Check& check) {
+template <class Op>
+void log_difference(const Op& op, Routine routine, const char* difference, const char* outcome) {
     constexpr int kLoggedDifferences = 20;
     static std::atomic<int> logged{0};
     const int number = logged.fetch_add(1, std::memory_order_relaxed);
@@ -84,15 +95,14 @@ void log_difference(const Blas3Op& op, Routine routine, const Blas3Check& check)
     try {
         log::write(
             log::Level::warn,
-            "GPUSHIM_VERIFY: %s %s: the device's result differs from the CPU library's: "
-            "%s; the CPU's result is used%s",
-            std::string(routine_name(routine)).c_str(), call_shape(op).c_str(), check.difference(),
+            "GPUSHIM_VERIFY: %s %s: the device's result fails its check: %s; %s%s",
+            std::string(routine_name(routine)).c_str(), call_shape(op).c_str(), difference, outcome,
             number + 1 == kLoggedDifferences ? " (further differences: in the report only)" : "");
     } catch (const std::exception&) {  // no memory for the message: the result is right
     }
 }
 
-// GPUSHIM_VERIFY checks Level-3 BLAS calls only.
+// GPUSHIM_VERIFY checks no FFT.
 Verdict not_checked() {
     return Verdict::unchecked;
 }
@@ -112,19 +122,31 @@ CpuReason run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part) {
         [&] {
             if (!check) return Verdict::unchecked;
             const Verdict verdict = check->finish();
-            if (verdict == Verdict::differed) log_difference(op, routine, *check);
+            if (verdict == Verdict::differed)
+                log_difference(op, routine, check->difference(), "the CPU's result is used");
             return verdict;
-        });
+        },
+        OnDifference::corrected);
 }
 
 CpuReason cpu_reason(const LapackOp& op, Routine routine) {
     return reason_for(op, routine, [&] { return cubed_order(op); });
 }
 
-CpuReason run_on_gpu(const LapackOp& op, Routine routine) {
+CpuReason run_on_gpu(const LapackOp& op, const LapackRoutine& routine) {
+    std::optional<LapackCheck> check;
+    if (config().verify && lapack_checked(op)) check.emplace(op, routine.blas);
     return run_and_record(
-        op, routine, [&](gpu::Transfers& transfers) { return gpu::execute_lapack(op, transfers); },
-        not_checked);
+        op, routine.name,
+        [&](gpu::Transfers& transfers) { return gpu::execute_lapack(op, transfers); },
+        [&] {
+            if (!check) return Verdict::unchecked;
+            const Verdict verdict = check->finish();
+            if (verdict == Verdict::differed)
+                log_difference(op, routine.name, check->difference(), "the CPU computes the call");
+            return verdict;
+        },
+        OnDifference::recompute);
 }
 
 std::unique_ptr<gpu::FftDeviceState> bind_to_device(const FftProblem& problem, Routine routine,
@@ -151,7 +173,7 @@ CpuReason run_on_gpu(const FftOp& op, Routine routine, gpu::FftDeviceState& devi
     return run_and_record(
         op, routine,
         [&](gpu::Transfers& transfers) { return gpu::execute_fft(op, device, transfers); },
-        not_checked);
+        not_checked, OnDifference::corrected);
 }
 
 }  // namespace gpushim

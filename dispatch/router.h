@@ -57,12 +57,15 @@ void forward_to_cpu(const Op& op, Routine routine, CpuReason reason, CpuCall&& c
         cpu_call();
     }
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    const bool recomputed =
+        reason == CpuReason::device_failed || reason == CpuReason::device_differed;
     CallRecord record{
         .routine = routine,
-        .placement = reason == CpuReason::device_failed ? Placement::fallback : Placement::cpu,
+        .placement = recomputed ? Placement::fallback : Placement::cpu,
         .seconds = elapsed.count(),
         .flops = reason != CpuReason::workspace_query && arguments_valid(op) ? flop_count(op) : 0.0,
         .reason = reason,
+        .verdict = reason == CpuReason::device_differed ? Verdict::differed : Verdict::unchecked,
         .shape = tracing_calls() ? call_shape(op) : std::string()};
     record_call(record);
 }
@@ -95,8 +98,17 @@ void route(const Blas3Op& op, Routine routine, CpuCall&& cpu_call, CpuPart cpu_p
 // LAPACK calls: as the Level-3 BLAS calls.
 CpuReason cpu_reason(const LapackOp& op, Routine routine);
 
-// Runs the call on the device; CpuReason::none when its results are in the caller's arrays.
-CpuReason run_on_gpu(const LapackOp& op, Routine routine);
+// A LAPACK entry's routine, and the CPU library's Level-3 BLAS of its name scheme, with which
+// GPUSHIM_VERIFY checks the device's results.
+struct LapackRoutine {
+    Routine name;
+    CpuPart blas;
+};
+
+// Runs the call on the device; CpuReason::none when its results are in the caller's arrays
+// (and, under GPUSHIM_VERIFY, passed their check: else the inputs are put back and the reason
+// is device_differed).
+CpuReason run_on_gpu(const LapackOp& op, const LapackRoutine& routine);
 
 // `cpu_call` forwards the caller's own arguments to the CPU library. `workspace_suffices`
 // asks, for a call worth offloading, whether the caller's workspace is at least what the
@@ -105,9 +117,9 @@ CpuReason run_on_gpu(const LapackOp& op, Routine routine);
 // the CPU too. `finish` sets INFO and the workspace answers after the device
 // computed the call.
 template <class CpuCall, class WorkspaceSuffices, class Finish>
-void route(const LapackOp& op, Routine routine, CpuCall&& cpu_call,
+void route(const LapackOp& op, const LapackRoutine& routine, CpuCall&& cpu_call,
            WorkspaceSuffices&& workspace_suffices, Finish&& finish) {
-    CpuReason reason = cpu_reason(op, routine);
+    CpuReason reason = cpu_reason(op, routine.name);
     std::chrono::steady_clock::time_point tried{};
     if (reason == CpuReason::none) {
         bool workspace_ok = false;
@@ -130,7 +142,7 @@ void route(const LapackOp& op, Routine routine, CpuCall&& cpu_call,
             }
         }
     }
-    forward_to_cpu(op, routine, reason, cpu_call, tried);
+    forward_to_cpu(op, routine.name, reason, cpu_call, tried);
 }
 
 // FFTs are routed when planned: a transform the device can compute, of at least its

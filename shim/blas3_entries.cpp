@@ -11,6 +11,7 @@
 #include "shim/blas3_entry_gate.h"
 #include "shim/blas3_op_builders.h"
 #include "shim/blas3_routines.h"
+#include "shim/cpu_blas3.h"
 #include "shim/cpu_function.h"
 #include "shim/export.h"
 #include "shim/name_schemes.h"
@@ -79,7 +80,7 @@
         gpushim::route(                                                                      \
             GPUSHIM_##interface##_OP(KIND, family, T, A, B, Int), gpushim::Routine::name,    \
             [&] { gpushim_gate_##symbol.cpu.get()(GPUSHIM_##interface##_##family##_ARGS); }, \
-            run_part_of_scheme_##scheme);                                                    \
+            gpushim::shim::cpu_blas3_of_scheme_##scheme);                                    \
         /* the settings are read now: the entry point may forward small calls at once */     \
         gpushim_gate_##symbol.forward_below.store(                                           \
             gpushim::forward_at_once_below(gpushim::Routine::name,                           \
@@ -102,11 +103,9 @@
 
 #define GPUSHIM_ENTRIES_OF_SCHEME(fp, fs, cp, cs, Int)                                       \
     GPUSHIM_FOR_EACH_BLAS3_ROUTINE(GPUSHIM_FORTRAN_FUNCTION_OF_ROUTINE, fp, fs, cp, cs, Int) \
-    namespace {                                                                              \
-    bool run_part_of_scheme_##fp##fs(const gpushim::Blas3Op& part) {                         \
+    bool gpushim::shim::cpu_blas3_of_scheme_##fp##fs(const gpushim::Blas3Op& part) {         \
         GPUSHIM_FOR_EACH_BLAS3_ROUTINE(GPUSHIM_PART_OF_ROUTINE, fp, fs, cp, cs, Int)         \
         return false;                                                                        \
-    }                                                                                        \
     }                                                                                        \
     GPUSHIM_FOR_EACH_BLAS3_ROUTINE(GPUSHIM_ENTRIES_OF_ROUTINE, fp, fs, cp, cs, Int)
 

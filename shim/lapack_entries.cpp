@@ -2,30 +2,32 @@
 // every scheme. An entry forwards a call below its threshold (with no report to collect)
 // to the CPU library's function of the same name at once; any other it hands its family's
 // routing (lapack_families.h) with that function, to which the routing forwards the
-// arguments unchanged whenever the device does not compute the call.
+// arguments unchanged whenever the device does not compute the call, and the CPU library's
+// Level-3 BLAS of the scheme, with which GPUSHIM_VERIFY checks the device's results.
 #include "dispatch/router.h"
+#include "shim/cpu_blas3.h"
 #include "shim/cpu_function.h"
 #include "shim/export.h"
 #include "shim/lapack_families.h"
 #include "shim/lapack_routines.h"
 #include "shim/name_schemes.h"
 
-#define GPUSHIM_LAPACK_ENTRY(name, KIND, family, T, fp, fs, cp, cs, Int)                    \
-    namespace {                                                                             \
-    using Function_##fp##name##fs = void(GPUSHIM_LAPACK_##family##_PARAMS(T, Int));         \
-    gpushim::shim::CpuFunction<Function_##fp##name##fs> cpu_##fp##name##fs(                 \
-        GPUSHIM_STRING(fp##name##fs));                                                      \
-    }                                                                                       \
-    extern "C" GPUSHIM_EXPORT void fp##name##fs(GPUSHIM_LAPACK_##family##_PARAMS(T, Int)) { \
-        Function_##fp##name##fs* const cpu = cpu_##fp##name##fs.resolved();                 \
-        if (cpu != nullptr &&                                                               \
-            gpushim::cubed_order(GPUSHIM_##KIND, GPUSHIM_LAPACK_##family##_SHAPE) <         \
-                gpushim::forward_at_once_below(gpushim::Routine::name)) {                   \
-            return cpu(GPUSHIM_LAPACK_##family##_ARGS);                                     \
-        }                                                                                   \
-        gpushim::shim::lapack_##family<T, Int>(GPUSHIM_##KIND, gpushim::Routine::name,      \
-                                               cpu_##fp##name##fs,                          \
-                                               GPUSHIM_LAPACK_##family##_ARGS);             \
+#define GPUSHIM_LAPACK_ENTRY(name, KIND, family, T, fp, fs, cp, cs, Int)                           \
+    namespace {                                                                                    \
+    using Function_##fp##name##fs = void(GPUSHIM_LAPACK_##family##_PARAMS(T, Int));                \
+    gpushim::shim::CpuFunction<Function_##fp##name##fs> cpu_##fp##name##fs(                        \
+        GPUSHIM_STRING(fp##name##fs));                                                             \
+    }                                                                                              \
+    extern "C" GPUSHIM_EXPORT void fp##name##fs(GPUSHIM_LAPACK_##family##_PARAMS(T, Int)) {        \
+        Function_##fp##name##fs* const cpu = cpu_##fp##name##fs.resolved();                        \
+        if (cpu != nullptr &&                                                                      \
+            gpushim::cubed_order(GPUSHIM_##KIND, GPUSHIM_LAPACK_##family##_SHAPE) <                \
+                gpushim::forward_at_once_below(gpushim::Routine::name)) {                          \
+            return cpu(GPUSHIM_LAPACK_##family##_ARGS);                                            \
+        }                                                                                          \
+        gpushim::shim::lapack_##family<T, Int>(                                                    \
+            GPUSHIM_##KIND, {gpushim::Routine::name, gpushim::shim::cpu_blas3_of_scheme_##fp##fs}, \
+            cpu_##fp##name##fs, GPUSHIM_LAPACK_##family##_ARGS);                                   \
     }
 
 #define GPUSHIM_LAPACK_ENTRIES_OF_SCHEME(fp, fs, cp, cs, Int) \

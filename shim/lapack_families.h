@@ -77,7 +77,8 @@ constexpr auto kNoWorkspace = [] { return true; };
 
 // The entry of a family without workspace: INFO = 0 is all there is to set.
 template <class Cpu>
-void route_without_workspace(const LapackOp& op, Routine routine, Cpu&& cpu_call, auto* info) {
+void route_without_workspace(const LapackOp& op, const LapackRoutine& routine, Cpu&& cpu_call,
+                             auto* info) {
     route(op, routine, cpu_call, kNoWorkspace, [info] { *info = 0; });
 }
 
@@ -110,12 +111,13 @@ struct WorkspaceAnswers {
 // -1) get the answers; `fits(answers)` compares the caller's sizes with them;
 // `store(answers)` writes them where LAPACK does after an offloaded call.
 template <class T, class Int, class Call, class Fits, class Store>
-void route_with_workspace(const LapackOp& op, Routine routine, const WorkspaceArgs<T, Int>& caller,
-                          Call&& call, Fits&& fits, Store&& store) {
+void route_with_workspace(const LapackOp& op, const LapackRoutine& routine,
+                          const WorkspaceArgs<T, Int>& caller, Call&& call, Fits&& fits,
+                          Store&& store) {
     // A workspace query (any of the sizes -1) is the CPU library's to answer, once.
     const auto asks = [](const Int* size) { return size != nullptr && *size == -1; };
     if (asks(caller.lwork) || asks(caller.lrwork) || asks(caller.liwork)) {
-        forward_to_cpu(op, routine, CpuReason::workspace_query, [&] { call(caller); });
+        forward_to_cpu(op, routine.name, CpuReason::workspace_query, [&] { call(caller); });
         return;
     }
     WorkspaceAnswers<T, Int> answers;
@@ -138,8 +140,8 @@ void route_with_workspace(const LapackOp& op, Routine routine, const WorkspaceAr
 // Most families have one workspace, WORK (an RWORK or IWORK of fixed size passes as the
 // caller's); `stored(answer)` is what the routine leaves in WORK(1) on exit.
 template <class T, class Int, class Call, class Stored = std::identity>
-void route_with_work(const LapackOp& op, Routine routine, T* work, const Int* lwork, Int* info,
-                     Call&& call, Stored&& stored = {}) {
+void route_with_work(const LapackOp& op, const LapackRoutine& routine, T* work, const Int* lwork,
+                     Int* info, Call&& call, Stored&& stored = {}) {
     route_with_workspace(
         op, routine, WorkspaceArgs<T, Int>{.work = work, .lwork = lwork, .info = info}, call,
         [&](const auto& answers) { return at_least(lwork, answers.work); },
@@ -157,8 +159,9 @@ constexpr auto kNothingElse = [](auto& /*answers*/) {};
 // store what else the routine leaves and turn the query's answers into what the routine
 // leaves in WORK(1), RWORK(1) and IWORK(1), then stores those.
 template <class T, class Int, class Call, class After = decltype(kNothingElse)>
-void route_with_workspaces(const LapackOp& op, Routine routine, const WorkspaceArgs<T, Int>& caller,
-                           ExtraSizes sizes, Call&& call, After after = {}) {
+void route_with_workspaces(const LapackOp& op, const LapackRoutine& routine,
+                           const WorkspaceArgs<T, Int>& caller, ExtraSizes sizes, Call&& call,
+                           After after = {}) {
     constexpr bool with_rwork = !std::is_floating_point_v<T>;
     route_with_workspace(
         op, routine, caller, call,
@@ -192,7 +195,7 @@ auto used_workspace(int64_t n, int64_t k, int64_t crossover) {
 constexpr int64_t kQrCrossover = 128;
 
 template <class T, class Int, class Cpu>
-void lapack_uplo_square(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_uplo_square(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                         GPUSHIM_LAPACK_uplo_square_PARAMS(T, Int)) {
     LapackOp op = square_op(kind, *n, a, *lda);
     op.uplo = fortran_flag(uplo);
@@ -201,7 +204,7 @@ void lapack_uplo_square(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 template <class T, class Int, class Cpu>
-void lapack_getrf(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_getrf(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                   GPUSHIM_LAPACK_getrf_PARAMS(T, Int)) {
     LapackOp op = general_op(kind, *m, *n, a, *lda);
     set_pivots(op, ipiv);
@@ -210,7 +213,7 @@ void lapack_getrf(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 template <class T, class Int, class Cpu>
-void lapack_getrs(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_getrs(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                   GPUSHIM_LAPACK_getrs_PARAMS(T, Int)) {
     LapackOp op = square_op(kind, *n, a, *lda);
     op.trans = fortran_flag(trans);
@@ -221,7 +224,7 @@ void lapack_getrs(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 template <class T, class Int, class Cpu>
-void lapack_gesv(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_gesv(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                  GPUSHIM_LAPACK_gesv_PARAMS(T, Int)) {
     LapackOp op = square_op(kind, *n, a, *lda);
     set_pivots(op, ipiv);
@@ -231,7 +234,7 @@ void lapack_gesv(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 template <class T, class Int, class Cpu>
-void lapack_getri(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_getri(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                   GPUSHIM_LAPACK_getri_PARAMS(T, Int)) {
     LapackOp op = square_op(kind, *n, a, *lda);
     set_pivots(op, ipiv);
@@ -253,7 +256,7 @@ LapackOp bunch_kaufman_op(gpushim_lapack_kind kind, const char* uplo, int64_t n,
 
 // SYTRF leaves in WORK(1) what its query answers (LWKOPT), blocked or not.
 template <class T, class Int, class Cpu>
-void lapack_sytrf(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_sytrf(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                   GPUSHIM_LAPACK_sytrf_PARAMS(T, Int)) {
     LapackOp op = bunch_kaufman_op(kind, uplo, *n, a, *lda, ipiv);
     route_with_work(op, routine, work, lwork, info, [&](const auto& ws) {
@@ -263,7 +266,7 @@ void lapack_sytrf(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 
 // SYTRI's WORK (N elements, no LWORK) is scratch the device does not need.
 template <class T, class Int, class Cpu>
-void lapack_sytri(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_sytri(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                   GPUSHIM_LAPACK_sytri_PARAMS(T, Int)) {
     LapackOp op = bunch_kaufman_op(kind, uplo, *n, a, *lda, ipiv);
     route_without_workspace(
@@ -271,7 +274,7 @@ void lapack_sytri(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 template <class T, class Int, class Cpu>
-void lapack_sytrs(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_sytrs(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                   GPUSHIM_LAPACK_sytrs_PARAMS(T, Int)) {
     LapackOp op = bunch_kaufman_op(kind, uplo, *n, a, *lda, ipiv);
     set_rhs(op, *nrhs, b, *ldb);
@@ -281,7 +284,7 @@ void lapack_sytrs(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 
 // SYSV's workspace is SYTRF's: WORK(1) its query's answer (LWKOPT) on exit.
 template <class T, class Int, class Cpu>
-void lapack_sysv(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_sysv(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                  GPUSHIM_LAPACK_sysv_PARAMS(T, Int)) {
     LapackOp op = bunch_kaufman_op(kind, uplo, *n, a, *lda, ipiv);
     set_rhs(op, *nrhs, b, *ldb);
@@ -291,7 +294,7 @@ void lapack_sysv(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 template <class T, class Int, class Cpu>
-void lapack_uplo_solve(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_uplo_solve(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                        GPUSHIM_LAPACK_uplo_solve_PARAMS(T, Int)) {
     LapackOp op = square_op(kind, *n, a, *lda);
     op.uplo = fortran_flag(uplo);
@@ -308,7 +311,7 @@ inline char upper_case_flag(const char* flag) {
 }
 
 template <class T, class Int, class Cpu>
-void lapack_trtrs(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_trtrs(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                   GPUSHIM_LAPACK_trtrs_PARAMS(T, Int)) {
     LapackOp op = square_op(kind, *n, a, *lda);
     op.uplo = upper_case_flag(uplo);
@@ -320,7 +323,7 @@ void lapack_trtrs(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 template <class T, class Int, class Cpu>
-void lapack_trtri(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_trtri(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                   GPUSHIM_LAPACK_trtri_PARAMS(T, Int)) {
     LapackOp op = square_op(kind, *n, a, *lda);
     op.uplo = fortran_flag(uplo);
@@ -330,7 +333,7 @@ void lapack_trtri(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 template <class T, class Int, class Cpu>
-void lapack_geqrf(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_geqrf(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                   GPUSHIM_LAPACK_geqrf_PARAMS(T, Int)) {
     LapackOp op = general_op(kind, *m, *n, a, *lda);
     op.tau = tau;
@@ -341,7 +344,7 @@ void lapack_geqrf(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 template <class T, class Int, class Cpu>
-void lapack_orgqr(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_orgqr(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                   GPUSHIM_LAPACK_orgqr_PARAMS(T, Int)) {
     LapackOp op = general_op(kind, *m, *n, a, *lda);
     op.k = *k;
@@ -353,7 +356,7 @@ void lapack_orgqr(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 template <class T, class Int, class Cpu>
-void lapack_ormqr(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_ormqr(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                   GPUSHIM_LAPACK_ormqr_PARAMS(T, Int)) {
     LapackOp op = general_op(kind, *m, *n, a, *lda);
     op.side = fortran_flag(side);
@@ -379,7 +382,7 @@ LapackOp eigen_op(gpushim_lapack_kind kind, const char* jobz, const char* uplo, 
 }
 
 template <class T, class Int, class Cpu>
-void lapack_syevd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_syevd(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                   GPUSHIM_LAPACK_syevd_PARAMS(T, Int)) {
     const LapackOp op = eigen_op(kind, jobz, uplo, *n, a, *lda, w);
     route_with_workspaces(
@@ -393,7 +396,7 @@ void lapack_syevd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 template <class T, class Int, class Cpu>
-void lapack_heevd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_heevd(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                   GPUSHIM_LAPACK_heevd_PARAMS(T, Int)) {
     const LapackOp op = eigen_op(kind, jobz, uplo, *n, a, *lda, w);
     route_with_workspaces(
@@ -407,7 +410,7 @@ void lapack_heevd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 // SYEV and HEEV: the device computes them as SYEVD (same eigenvalues; eigenvectors within
 // what LAPACK leaves free). HEEV's RWORK has a fixed size and no query.
 template <class T, class Int, class Cpu>
-void lapack_syev(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_syev(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                  GPUSHIM_LAPACK_syev_PARAMS(T, Int)) {
     route_with_work(eigen_op(kind, jobz, uplo, *n, a, *lda, w), routine, work, lwork, info,
                     [&](const auto& ws) {
@@ -417,7 +420,7 @@ void lapack_syev(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 template <class T, class Int, class Cpu>
-void lapack_heev(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_heev(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                  GPUSHIM_LAPACK_heev_PARAMS(T, Int)) {
     route_with_work(eigen_op(kind, jobz, uplo, *n, a, *lda, w), routine, work, lwork, info,
                     [&](const auto& ws) {
@@ -441,7 +444,7 @@ LapackOp svd_op(gpushim_lapack_kind kind, char jobu, char jobvt, int64_t m, int6
 }
 
 template <class T, class Int, class Cpu>
-void lapack_gesvd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_gesvd(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                   GPUSHIM_LAPACK_gesvd_PARAMS(T, Int)) {
     const LapackOp op = svd_op(kind, fortran_flag(jobu), fortran_flag(jobvt), *m, *n, a, *lda, s, u,
                                *ldu, vt, *ldvt);
@@ -452,7 +455,7 @@ void lapack_gesvd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 template <class T, class Int, class Cpu>
-void lapack_gesvd_complex(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_gesvd_complex(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                           GPUSHIM_LAPACK_gesvd_complex_PARAMS(T, Int)) {
     const LapackOp op = svd_op(kind, fortran_flag(jobu), fortran_flag(jobvt), *m, *n, a, *lda, s, u,
                                *ldu, vt, *ldvt);
@@ -489,7 +492,7 @@ LapackOp gesdd_op(gpushim_lapack_kind kind, const char* jobz, const Int* m, cons
 }
 
 template <class T, class Int, class Cpu>
-void lapack_gesdd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_gesdd(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                   GPUSHIM_LAPACK_gesdd_PARAMS(T, Int)) {
     const LapackOp op = gesdd_op(kind, jobz, m, n, a, lda, s, u, ldu, vt, ldvt);
     route_with_work(op, routine, work, lwork, info, [&](const auto& ws) {
@@ -499,7 +502,7 @@ void lapack_gesdd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 template <class T, class Int, class Cpu>
-void lapack_gesdd_complex(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_gesdd_complex(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                           GPUSHIM_LAPACK_gesdd_complex_PARAMS(T, Int)) {
     const LapackOp op = gesdd_op(kind, jobz, m, n, a, lda, s, u, ldu, vt, ldvt);
     route_with_work(op, routine, work, lwork, info, [&](const auto& ws) {
@@ -554,7 +557,7 @@ void store_syevr_support(const LapackOp& op, const T* z, Int* isuppz) {
 }
 
 template <class T, class Int, class Cpu>
-void lapack_syevr(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_syevr(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                   GPUSHIM_LAPACK_syevr_PARAMS(T, Int)) {
     int64_t found = 0;
     const LapackOp op =
@@ -577,7 +580,7 @@ void lapack_syevr(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 template <class T, class Int, class Cpu>
-void lapack_heevr(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_heevr(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                   GPUSHIM_LAPACK_heevr_PARAMS(T, Int)) {
     int64_t found = 0;
     const LapackOp op =
@@ -638,7 +641,7 @@ void raise_to_inner_query(WorkspaceAnswers<T, Int>& left, Query&& query) {
 }
 
 template <class T, class Int, class Cpu>
-void lapack_sygvd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_sygvd(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                   GPUSHIM_LAPACK_sygvd_PARAMS(T, Int)) {
     const LapackOp op = sygvd_op(kind, itype, jobz, uplo, n, a, lda, b, ldb, w);
     route_with_workspaces(
@@ -661,7 +664,7 @@ void lapack_sygvd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 template <class T, class Int, class Cpu>
-void lapack_hegvd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_hegvd(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                   GPUSHIM_LAPACK_hegvd_PARAMS(T, Int)) {
     const LapackOp op = sygvd_op(kind, itype, jobz, uplo, n, a, lda, b, ldb, w);
     route_with_workspaces(
@@ -685,7 +688,7 @@ void lapack_hegvd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 // what LAPACK leaves free). They leave their query's answer in WORK(1), at every order;
 // HEGV's RWORK has a fixed size and no query.
 template <class T, class Int, class Cpu>
-void lapack_sygv(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_sygv(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                  GPUSHIM_LAPACK_sygv_PARAMS(T, Int)) {
     route_with_work(sygvd_op(kind, itype, jobz, uplo, n, a, lda, b, ldb, w), routine, work, lwork,
                     info, [&](const auto& ws) {
@@ -695,7 +698,7 @@ void lapack_sygv(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 template <class T, class Int, class Cpu>
-void lapack_hegv(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_hegv(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                  GPUSHIM_LAPACK_hegv_PARAMS(T, Int)) {
     route_with_work(sygvd_op(kind, itype, jobz, uplo, n, a, lda, b, ldb, w), routine, work, lwork,
                     info, [&](const auto& ws) {
@@ -719,7 +722,7 @@ LapackOp geev_op(gpushim_lapack_kind kind, const char* jobvl, const char* jobvr,
 }
 
 template <class T, class Int, class Cpu>
-void lapack_geev(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_geev(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                  GPUSHIM_LAPACK_geev_PARAMS(T, Int)) {
     const LapackOp op = geev_op(kind, jobvl, jobvr, n, a, lda, wr, wi, ldvl, vr, ldvr);
     route_with_work(op, routine, work, lwork, info, [&](const auto& ws) {
@@ -729,7 +732,7 @@ void lapack_geev(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 template <class T, class Int, class Cpu>
-void lapack_geev_complex(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_geev_complex(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                          GPUSHIM_LAPACK_geev_complex_PARAMS(T, Int)) {
     const LapackOp op = geev_op(kind, jobvl, jobvr, n, a, lda, w, nullptr, ldvl, vr, ldvr);
     route_with_work(op, routine, work, lwork, info, [&](const auto& ws) {
@@ -739,7 +742,7 @@ void lapack_geev_complex(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 template <class T, class Int, class Cpu>
-void lapack_gels(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_gels(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                  GPUSHIM_LAPACK_gels_PARAMS(T, Int)) {
     LapackOp op = general_op(kind, *m, *n, a, *lda);
     op.trans = fortran_flag(trans);
@@ -763,7 +766,7 @@ LapackOp gelsd_op(gpushim_lapack_kind kind, const Int* m, const Int* n, const In
 // GELSD answers its query in WORK(1), IWORK(1) (the minimum LIWORK) and, complex, RWORK(1)
 // (the minimum LRWORK); an offloaded call stores the same answers, as LAPACK does on exit.
 template <class T, class Int, class Cpu>
-void lapack_gelsd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_gelsd(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                   GPUSHIM_LAPACK_gelsd_PARAMS(T, Int)) {
     int64_t found = 0;
     route_with_workspaces(
@@ -777,7 +780,7 @@ void lapack_gelsd(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
 }
 
 template <class T, class Int, class Cpu>
-void lapack_gelsd_complex(gpushim_lapack_kind kind, Routine routine, Cpu& cpu,
+void lapack_gelsd_complex(gpushim_lapack_kind kind, const LapackRoutine& routine, Cpu& cpu,
                           GPUSHIM_LAPACK_gelsd_complex_PARAMS(T, Int)) {
     int64_t found = 0;
     route_with_workspaces(gelsd_op(kind, m, n, nrhs, a, lda, b, ldb, s, rcond, &found), routine,

@@ -10,8 +10,9 @@
 // for more: GPUSHIM_GPU_MEMORY set to the capacity); GPUSHIM_HOSTSIM_NAN_PIVOT=1 makes POTRF
 // and POSV leave a NaN as the factor's last diagonal entry with INFO = 0, as a device
 // library may carry a NaN through (a test that the host does not deliver such factors);
-// GPUSHIM_HOSTSIM_WRONG_EVERY=N makes every N-th Level-3 BLAS operation change the first
-// element of its result (a test of GPUSHIM_VERIFY).
+// GPUSHIM_HOSTSIM_WRONG_EVERY=N makes every N-th Level-3 BLAS operation, and of the LAPACK
+// operations GPUSHIM_VERIFY checks, change the first element of its result (a test of
+// GPUSHIM_VERIFY).
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -63,7 +64,7 @@ struct Device {
     std::unordered_map<void*, std::size_t> pinned_allocations;
     bool nan_pivot = false;
     uint64_t wrong_every = 0;
-    std::atomic<uint64_t> blas3_operations{0};
+    std::atomic<uint64_t> results{0};  // BLAS and LAPACK results, for wrong_every
 };
 
 Device& device() {
@@ -261,6 +262,15 @@ void* cpu_symbol(const std::string& symbol) {
     return entry->second;
 }
 
+// Changes `first` when GPUSHIM_HOSTSIM_WRONG_EVERY asks for it: never to what it was,
+// whatever it was (x + |x| + 1).
+template <class T>
+void make_wrong_on_request(T* first) {
+    Device& d = device();
+    if (d.wrong_every != 0 && (d.results.fetch_add(1) + 1) % d.wrong_every == 0)
+        *first += std::abs(*first) + 1;
+}
+
 template <class T>
 int run_blas3(const gpushim_blas3_op& op, char prefix) {
     static constexpr const char* kNames[] = {"gemm",  "symm",  "hemm", "syrk", "herk",
@@ -269,13 +279,8 @@ int run_blas3(const gpushim_blas3_op& op, char prefix) {
     void* function = cpu_symbol(symbol);
     if (function == nullptr) return kUnsupported;
     if (!gpushim::fallback::call_fortran_blas3<T, int32_t>(function, op)) return kUnsupported;
-    Device& d = device();
-    if (d.wrong_every != 0 && (d.blas3_operations.fetch_add(1) + 1) % d.wrong_every == 0) {
-        // Never equal to what it was, whatever it was: x + |x| + 1.
-        T& first = *static_cast<T*>(
-            op.kind == GPUSHIM_TRMM || op.kind == GPUSHIM_TRSM ? const_cast<void*>(op.b) : op.c);
-        first += std::abs(first) + 1;
-    }
+    make_wrong_on_request(static_cast<T*>(
+        op.kind == GPUSHIM_TRMM || op.kind == GPUSHIM_TRSM ? const_cast<void*>(op.b) : op.c));
     return kOk;
 }
 
@@ -711,17 +716,45 @@ int run_lapack(const gpushim_lapack_op& op) {
     return kOk;
 }
 
+// The LAPACK operations GPUSHIM_VERIFY checks (dispatch/lapack_check.h) are made wrong on
+// request; not others, which a CPU LAPACK routine the check sent back to the CPU may call
+// through the shim.
+template <class T>
+int run_lapack_on_request_wrong(const gpushim_lapack_op& op) {
+    const int status = run_lapack<T>(op);
+    if (status != kOk) return status;
+    switch (op.kind) {
+        case GPUSHIM_GETRS:
+        case GPUSHIM_POTRS:
+            make_wrong_on_request(static_cast<T*>(op.b));
+            break;
+        case GPUSHIM_GESVD:
+            make_wrong_on_request(static_cast<T*>(op.jobu == 'O' ? op.a : op.u));
+            break;
+        case GPUSHIM_GETRF:
+        case GPUSHIM_POTRF:
+        case GPUSHIM_GESV:
+        case GPUSHIM_POSV:
+        case GPUSHIM_SYEVD:
+            make_wrong_on_request(static_cast<T*>(op.a));
+            break;
+        default:
+            break;
+    }
+    return status;
+}
+
 int lapack(const gpushim_lapack_op* op, gpushim_queue) {
     if (int status = operation(); status != kOk) return status;
     switch (op->precision) {
         case GPUSHIM_PREC_S:
-            return run_lapack<float>(*op);
+            return run_lapack_on_request_wrong<float>(*op);
         case GPUSHIM_PREC_D:
-            return run_lapack<double>(*op);
+            return run_lapack_on_request_wrong<double>(*op);
         case GPUSHIM_PREC_C:
-            return run_lapack<std::complex<float>>(*op);
+            return run_lapack_on_request_wrong<std::complex<float>>(*op);
         case GPUSHIM_PREC_Z:
-            return run_lapack<std::complex<double>>(*op);
+            return run_lapack_on_request_wrong<std::complex<double>>(*op);
     }
     return kUnsupported;
 }

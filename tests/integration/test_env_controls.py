@@ -197,7 +197,7 @@ def main() -> int:
         ("VERIFY=1, a device computing wrong", 120, {},
          {"GPUSHIM_VERIFY": "1", "GPUSHIM_HOSTSIM_WRONG_EVERY": "1", "GPUSHIM_LOG": "trace"},
          {"gpu": "dgemm", "differences": True,
-          "stderr_has": "GPUSHIM_VERIFY: dgemm m=120 n=120 k=120: the device's result differs",
+          "stderr_has": "GPUSHIM_VERIFY: dgemm m=120 n=120 k=120: the device's result fails its check",
           "stderr_has_too": "checked: DIFFERS from the CPU, whose result is used"}),
         ("VERIFY=1, REPORT=1", 60, {}, {"GPUSHIM_VERIFY": "1"},
          {"report_stderr": True, "stderr_has": " verified  differed"}),

@@ -1,0 +1,522 @@
+#include "dispatch/lapack_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+namespace gpushim {
+namespace {
+
+template <class T>
+struct Element {
+    using Real = T;
+};
+template <class R>
+struct Element<std::complex<R>> {
+    using Real = R;
+};
+template <class T>
+using Real = typename Element<T>::Real;
+
+template <class T>
+double magnitude(const T& value) {
+    return std::abs(value);
+}
+
+template <class T>
+T conjugated(const T& value) {
+    if constexpr (std::is_floating_point_v<T>) {
+        return value;
+    } else {
+        return std::conj(value);
+    }
+}
+
+// A packed column-major matrix.
+template <class T>
+struct Dense {
+    int64_t rows = 0;
+    int64_t cols = 0;
+    std::vector<T> data;
+
+    Dense(int64_t r, int64_t c) : rows(r), cols(c), data(static_cast<std::size_t>(r * c)) {}
+    T& operator()(int64_t i, int64_t j) { return data[static_cast<std::size_t>(i + j * rows)]; }
+    const T& operator()(int64_t i, int64_t j) const {
+        return data[static_cast<std::size_t>(i + j * rows)];
+    }
+};
+
+template <class T>
+Dense<T> identity(int64_t n) {
+    Dense<T> result(n, n);
+    for (int64_t i = 0; i < n; ++i) result(i, i) = T(1);
+    return result;
+}
+
+// The caller's rows x cols matrix at `from` (leading dimension ld).
+template <class T>
+Dense<T> load(const void* from, int64_t ld, int64_t rows, int64_t cols) {
+    Dense<T> result(rows, cols);
+    for (int64_t j = 0; j < cols; ++j) {
+        std::memcpy(&result(0, j), static_cast<const T*>(from) + j * ld,
+                    static_cast<std::size_t>(rows) * sizeof(T));
+    }
+    return result;
+}
+
+// One triangle of `m` (the diagonal included), the rest zero.
+template <class T>
+Dense<T> triangle(const Dense<T>& m, char uplo) {
+    Dense<T> result(m.rows, m.cols);
+    for (int64_t j = 0; j < m.cols; ++j)
+        for (int64_t i = 0; i < m.rows; ++i)
+            if (uplo == 'U' ? i <= j : i >= j) result(i, j) = m(i, j);
+    return result;
+}
+
+// The Hermitian (real symmetric) matrix whose `uplo` triangle `m` holds; its diagonal real,
+// as LAPACK reads it.
+template <class T>
+Dense<T> hermitian(const Dense<T>& m, char uplo) {
+    Dense<T> result(m.rows, m.cols);
+    for (int64_t j = 0; j < m.cols; ++j)
+        for (int64_t i = 0; i < m.rows; ++i) {
+            if (i == j) {
+                result(i, i) = T(std::real(m(i, i)));
+            } else if (uplo == 'U' ? i < j : i > j) {
+                result(i, j) = m(i, j);
+                result(j, i) = conjugated(m(i, j));
+            }
+        }
+    return result;
+}
+
+// The 1-norm (largest column sum) and the infinity-norm (largest row sum).
+template <class T>
+double norm_one(const Dense<T>& m) {
+    double largest = 0;
+    for (int64_t j = 0; j < m.cols; ++j) {
+        double sum = 0;
+        for (int64_t i = 0; i < m.rows; ++i) sum += magnitude(m(i, j));
+        largest = std::max(largest, sum);
+    }
+    return largest;
+}
+template <class T>
+double norm_infinity(const Dense<T>& m) {
+    std::vector<double> sums(static_cast<std::size_t>(m.rows));
+    for (int64_t j = 0; j < m.cols; ++j)
+        for (int64_t i = 0; i < m.rows; ++i)
+            sums[static_cast<std::size_t>(i)] += magnitude(m(i, j));
+    double largest = 0;
+    for (double sum : sums) largest = std::max(largest, sum);
+    return largest;
+}
+template <class T>
+double norm_either(const Dense<T>& m) {
+    return std::max(norm_one(m), norm_infinity(m));
+}
+
+template <class T>
+Blas3Op blas_op(gpushim_blas3_kind kind) {
+    Blas3Op op{};
+    op.kind = kind;
+    if constexpr (std::is_same_v<T, float>) op.precision = GPUSHIM_PREC_S;
+    if constexpr (std::is_same_v<T, double>) op.precision = GPUSHIM_PREC_D;
+    if constexpr (std::is_same_v<T, std::complex<float>>) op.precision = GPUSHIM_PREC_C;
+    if constexpr (std::is_same_v<T, std::complex<double>>) op.precision = GPUSHIM_PREC_Z;
+    op.alpha[0] = 1.0;
+    return op;
+}
+
+// c := alpha op(a) op(b) + beta c, on the CPU library.
+template <class T>
+bool gemm(CpuPart blas, char transa, char transb, double alpha, const Dense<T>& a,
+          const Dense<T>& b, double beta, Dense<T>& c) {
+    Blas3Op op = blas_op<T>(GPUSHIM_GEMM);
+    op.transa = transa;
+    op.transb = transb;
+    op.m = c.rows;
+    op.n = c.cols;
+    op.k = transa == 'N' ? a.cols : a.rows;
+    op.alpha[0] = alpha;
+    op.beta[0] = beta;
+    op.a = a.data.data();
+    op.lda = std::max<int64_t>(1, a.rows);
+    op.b = b.data.data();
+    op.ldb = std::max<int64_t>(1, b.rows);
+    op.c = c.data.data();
+    op.ldc = std::max<int64_t>(1, c.rows);
+    return blas(op);
+}
+
+// b := op(t) b with the `uplo` triangle of t, on the CPU library.
+template <class T>
+bool trmm(CpuPart blas, char uplo, char trans, char diag, const Dense<T>& t, Dense<T>& b) {
+    Blas3Op op = blas_op<T>(GPUSHIM_TRMM);
+    op.side = 'L';
+    op.uplo = uplo;
+    op.transa = trans;
+    op.diag = diag;
+    op.m = b.rows;
+    op.n = b.cols;
+    op.a = t.data.data();
+    op.lda = std::max<int64_t>(1, t.rows);
+    op.b = b.data.data();
+    op.ldb = std::max<int64_t>(1, b.rows);
+    return blas(op);
+}
+
+// Interchanges rows i and ipiv(i) of w for i in order (forward: P^T w for A = P L U) or in
+// reverse (P w).
+template <class T>
+void interchange(const LapackOp& op, int64_t count, Dense<T>& w, bool forward) {
+    for (int64_t step = 0; step < count; ++step) {
+        const int64_t i = forward ? step : count - 1 - step;
+        const int64_t p = caller_pivot(op, i) - 1;
+        if (p == i) continue;
+        for (int64_t j = 0; j < w.cols; ++j) std::swap(w(i, j), w(p, j));
+    }
+}
+
+// A ratio of LAPACK's tests: the residual's norm over its scale, 0 when both are 0.
+double ratio(double residual, double scale) {
+    if (residual == 0) return 0;
+    return residual / scale;
+}
+
+// What a check found: its worst ratio, and which.
+struct Finding {
+    double ratio = 0;
+    const char* what = "";
+    void take(double r, const char* name) {
+        if (std::isnan(ratio)) return;  // a NaN is the worst
+        if (std::isnan(r) || r > ratio) {
+            ratio = r;
+            what = name;
+        }
+    }
+};
+
+template <class T>
+double epsilon() {
+    return std::numeric_limits<Real<T>>::epsilon();
+}
+
+// GETRF: ||P L U - A|| / (max(m, n) ||A|| eps).
+template <class T>
+std::optional<Finding> check_getrf(const LapackOp& op, CpuPart blas, const Dense<T>& a) {
+    const int64_t m = a.rows, n = a.cols, steps = std::min(m, n);
+    const Dense<T> factors = load<T>(op.a, op.lda, m, n);
+    Dense<T> lower = identity<T>(m);
+    Dense<T> product(m, n);
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < m; ++i) {
+            if (i > j && j < steps) lower(i, j) = factors(i, j);
+            if (i <= j && i < steps) product(i, j) = factors(i, j);
+        }
+    if (!trmm(blas, 'L', 'N', 'U', lower, product)) return std::nullopt;
+    interchange(op, steps, product, false);
+    for (std::size_t e = 0; e < product.data.size(); ++e) product.data[e] -= a.data[e];
+    Finding found;
+    found.take(
+        ratio(norm_one(product), static_cast<double>(std::max(m, n)) * norm_one(a) * epsilon<T>()),
+        "||P L U - A|| / (max(m, n) ||A|| eps)");
+    return found;
+}
+
+// POTRF: ||L L^H - A|| / (n ||A|| eps) (U^H U for 'U').
+template <class T>
+std::optional<Finding> check_potrf(const LapackOp& op, CpuPart blas, const Dense<T>& a) {
+    const Dense<T> factor = triangle(load<T>(op.a, op.lda, op.n, op.n), op.uplo);
+    const Dense<T> original = hermitian(a, op.uplo);
+    Dense<T> product = original;
+    const bool lower = op.uplo == 'L';
+    if (!gemm(blas, lower ? 'N' : 'C', lower ? 'C' : 'N', 1.0, factor, factor, -1.0, product))
+        return std::nullopt;
+    Finding found;
+    found.take(
+        ratio(norm_one(product), static_cast<double>(op.n) * norm_one(original) * epsilon<T>()),
+        lower ? "||L L^H - A|| / (n ||A|| eps)" : "||U^H U - A|| / (n ||A|| eps)");
+    return found;
+}
+
+// max_j ||b_j - (A x)_j|| / (n ||A|| ||x_j|| eps), with `product` = A X computed.
+template <class T>
+Finding solve_ratio(const LapackOp& op, const Dense<T>& b, Dense<T>& product, const Dense<T>& x,
+                    double a_norm, const char* what) {
+    Finding found;
+    for (int64_t j = 0; j < x.cols; ++j) {
+        double residual = 0, solution = 0;
+        for (int64_t i = 0; i < x.rows; ++i) {
+            residual += magnitude(b(i, j) - product(i, j));
+            solution += magnitude(x(i, j));
+        }
+        found.take(ratio(residual, static_cast<double>(op.n) * a_norm * solution * epsilon<T>()),
+                   what);
+    }
+    return found;
+}
+
+// GESV, POSV: the solutions against the matrix given.
+template <class T>
+std::optional<Finding> check_solve(const LapackOp& op, CpuPart blas, const Dense<T>& a,
+                                   const Dense<T>& b) {
+    const Dense<T> original = op.kind == GPUSHIM_POSV ? hermitian(a, op.uplo) : a;
+    const Dense<T> x = load<T>(op.b, op.ldb, op.n, op.nrhs);
+    Dense<T> product(op.n, op.nrhs);
+    if (!gemm(blas, 'N', 'N', 1.0, original, x, 0.0, product)) return std::nullopt;
+    return solve_ratio(op, b, product, x, norm_one(original),
+                       "max ||b - A x|| / (n ||A|| ||x|| eps)");
+}
+
+// Applies A = P L U (GETRS; its transpose for trans 'T', 'C') or L L^H (U^H U) (POTRS), given
+// by `factors`, to `w`; with `magnitudes`, |L| and |U| (|P| = P) to w, whose entries are then
+// magnitudes too.
+template <class T>
+bool apply_factored(const LapackOp& op, CpuPart blas, const Dense<T>& factors, Dense<T>& w) {
+    if (op.kind == GPUSHIM_GETRS) {
+        if (op.trans == 'N') {
+            if (!trmm(blas, 'U', 'N', 'N', factors, w) || !trmm(blas, 'L', 'N', 'U', factors, w))
+                return false;
+            interchange(op, op.n, w, false);
+            return true;
+        }
+        interchange(op, op.n, w, true);
+        return trmm(blas, 'L', op.trans, 'U', factors, w) &&
+               trmm(blas, 'U', op.trans, 'N', factors, w);
+    }
+    const bool lower = op.uplo == 'L';  // L (L^H w), or U^H (U w)
+    return trmm(blas, op.uplo, lower ? 'C' : 'N', 'N', factors, w) &&
+           trmm(blas, op.uplo, lower ? 'N' : 'C', 'N', factors, w);
+}
+
+template <class T>
+Dense<T> magnitudes(const Dense<T>& m) {
+    Dense<T> result(m.rows, m.cols);
+    for (std::size_t e = 0; e < m.data.size(); ++e) result.data[e] = T(magnitude(m.data[e]));
+    return result;
+}
+
+// GETRS, POTRS: the solutions against the factors given, element by element: the residual
+// of a solve with triangular factors is within a small multiple of n eps |L| |U| |x|
+// (Higham, Accuracy and Stability, 9.3), and so is the rounding of its computation here.
+template <class T>
+std::optional<Finding> check_solve_with_factors(const LapackOp& op, CpuPart blas,
+                                                const Dense<T>& b) {
+    const Dense<T> factors = load<T>(op.a, op.lda, op.n, op.n);
+    const Dense<T> x = load<T>(op.b, op.ldb, op.n, op.nrhs);
+    Dense<T> product = x;
+    Dense<T> scale = magnitudes(x);
+    if (!apply_factored(op, blas, factors, product) ||
+        !apply_factored(op, blas, magnitudes(factors), scale))
+        return std::nullopt;
+    Finding found;
+    for (std::size_t e = 0; e < product.data.size(); ++e) {
+        found.take(ratio(magnitude(b.data[e] - product.data[e]),
+                         static_cast<double>(op.n) * std::real(scale.data[e]) * epsilon<T>()),
+                   "max |b - A x| / (n |L| |U| |x| eps), A from its factors");
+    }
+    return found;
+}
+
+// ||I - Q^H Q|| / (rows eps) for the columns of q (`rows_first`: of q^H, the rows of q).
+template <class T>
+std::optional<double> orthonormality(CpuPart blas, const Dense<T>& q, bool rows_first) {
+    const int64_t order = rows_first ? q.rows : q.cols;
+    Dense<T> gram = identity<T>(order);
+    if (!gemm(blas, rows_first ? 'N' : 'C', rows_first ? 'C' : 'N', 1.0, q, q, -1.0, gram))
+        return std::nullopt;
+    return ratio(norm_one(gram), static_cast<double>(order) * epsilon<T>());
+}
+
+// SYEVD with eigenvectors: ||A - V W V^H|| / (n ||A|| eps), ||I - V^H V|| / (n eps).
+template <class T>
+std::optional<Finding> check_eigen(const LapackOp& op, CpuPart blas, const Dense<T>& a) {
+    const Dense<T> original = hermitian(a, op.uplo);
+    const Dense<T> vectors = load<T>(op.a, op.lda, op.n, op.n);
+    const auto* values = static_cast<const Real<T>*>(op.w);
+    Dense<T> scaled = vectors;
+    for (int64_t j = 0; j < op.n; ++j)
+        for (int64_t i = 0; i < op.n; ++i) scaled(i, j) *= values[j];
+    Dense<T> residual = original;
+    if (!gemm(blas, 'N', 'C', -1.0, scaled, vectors, 1.0, residual)) return std::nullopt;
+    const std::optional<double> orthonormal = orthonormality(blas, vectors, false);
+    if (!orthonormal) return std::nullopt;
+    Finding found;
+    found.take(
+        ratio(norm_one(residual), static_cast<double>(op.n) * norm_one(original) * epsilon<T>()),
+        "||A - V W V^H|| / (n ||A|| eps)");
+    found.take(*orthonormal, "||I - V^H V|| / (n eps)");
+    return found;
+}
+
+// GESVD (m >= n) with U and V^T: ||A - U S V^T|| / (max(m, n) ||A|| eps) and the
+// orthonormality of U's columns (all of a whole U) and V^T's rows.
+template <class T>
+std::optional<Finding> check_svd(const LapackOp& op, CpuPart blas, const Dense<T>& a) {
+    const int64_t m = op.m, n = op.n;
+    const Dense<T> u = op.jobu == 'O' ? load<T>(op.a, op.lda, m, n)
+                                      : load<T>(op.u, op.ldu, m, op.jobu == 'A' ? m : n);
+    const Dense<T> vt =
+        op.jobvt == 'O' ? load<T>(op.a, op.lda, n, n) : load<T>(op.vt, op.ldvt, n, n);
+    const auto* values = static_cast<const Real<T>*>(op.w);
+    Dense<T> scaled(m, n);
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i < m; ++i) scaled(i, j) = u(i, j) * values[j];
+    Dense<T> residual = a;
+    if (!gemm(blas, 'N', 'N', -1.0, scaled, vt, 1.0, residual)) return std::nullopt;
+    const std::optional<double> u_orthonormal = orthonormality(blas, u, false);
+    const std::optional<double> vt_orthonormal = orthonormality(blas, vt, true);
+    if (!u_orthonormal || !vt_orthonormal) return std::nullopt;
+    Finding found;
+    found.take(
+        ratio(norm_one(residual), static_cast<double>(std::max(m, n)) * norm_one(a) * epsilon<T>()),
+        "||A - U S V^T|| / (max(m, n) ||A|| eps)");
+    found.take(*u_orthonormal, "||I - U^H U|| / (m eps)");
+    found.take(*vt_orthonormal, "||I - V^T V^T^H|| / (n eps)");
+    return found;
+}
+
+bool reads_a(const LapackOp& op) {
+    return op.kind != GPUSHIM_GETRS && op.kind != GPUSHIM_POTRS;
+}
+bool reads_b(const LapackOp& op) {
+    return op.kind == GPUSHIM_GESV || op.kind == GPUSHIM_POSV || op.kind == GPUSHIM_GETRS ||
+           op.kind == GPUSHIM_POTRS;
+}
+int64_t a_rows(const LapackOp& op) {
+    return op.kind == GPUSHIM_GETRF || op.kind == GPUSHIM_GESVD ? op.m : op.n;
+}
+
+template <class T>
+std::optional<Finding> check_call(const LapackOp& op, CpuPart blas,
+                                  const std::vector<std::byte>& a_bytes,
+                                  const std::vector<std::byte>& b_bytes) {
+    const auto packed = [](const std::vector<std::byte>& bytes, int64_t rows, int64_t cols) {
+        return load<T>(bytes.data(), rows, rows, cols);
+    };
+    const int64_t rows = a_rows(op);
+    switch (op.kind) {
+        case GPUSHIM_GETRF:
+            return check_getrf(op, blas, packed(a_bytes, rows, op.n));
+        case GPUSHIM_POTRF:
+            return check_potrf(op, blas, packed(a_bytes, rows, op.n));
+        case GPUSHIM_GESV:
+        case GPUSHIM_POSV: {  // the factors they leave in A, and the solutions
+            const Dense<T> a = packed(a_bytes, rows, op.n);
+            std::optional<Finding> found =
+                op.kind == GPUSHIM_GESV ? check_getrf(op, blas, a) : check_potrf(op, blas, a);
+            const std::optional<Finding> solved =
+                check_solve(op, blas, a, packed(b_bytes, op.n, op.nrhs));
+            if (!found || !solved) return std::nullopt;
+            found->take(solved->ratio, solved->what);
+            return found;
+        }
+        case GPUSHIM_GETRS:
+        case GPUSHIM_POTRS:
+            return check_solve_with_factors(op, blas, packed(b_bytes, op.n, op.nrhs));
+        case GPUSHIM_SYEVD:
+            return check_eigen(op, blas, packed(a_bytes, rows, op.n));
+        case GPUSHIM_GESVD:
+            return check_svd(op, blas, packed(a_bytes, rows, op.n));
+        default:
+            return std::nullopt;
+    }
+}
+
+// The caller's matrix at `where` (leading dimension ld), copied to `bytes`, or back.
+void copy_packed(std::byte* packed, std::byte* caller, int64_t ld, int64_t rows, int64_t cols,
+                 std::size_t element, bool to_caller) {
+    const std::size_t column = static_cast<std::size_t>(rows) * element;
+    for (int64_t j = 0; j < cols; ++j) {
+        std::byte* theirs = caller + static_cast<std::size_t>(j * ld) * element;
+        std::byte* ours = packed + static_cast<std::size_t>(j) * column;
+        if (to_caller) {
+            std::memcpy(theirs, ours, column);
+        } else {
+            std::memcpy(ours, theirs, column);
+        }
+    }
+}
+
+}  // namespace
+
+bool lapack_checked(const LapackOp& op) {
+    switch (op.kind) {
+        case GPUSHIM_GETRF:
+        case GPUSHIM_POTRF:
+        case GPUSHIM_GESV:
+        case GPUSHIM_POSV:
+        case GPUSHIM_GETRS:
+        case GPUSHIM_POTRS:
+            return true;
+        case GPUSHIM_SYEVD:
+            return op.jobz == 'V';
+        case GPUSHIM_GESVD:
+            return op.m >= op.n && op.jobu != 'N' && op.jobvt != 'N';
+        default:
+            return false;
+    }
+}
+
+LapackCheck::LapackCheck(const LapackOp& op, CpuPart blas) : op_(op), blas_(blas) {
+    if (!lapack_checked(op)) return;
+    const std::size_t element = element_size(op.precision);
+    try {
+        if (reads_a(op)) a_.resize(static_cast<std::size_t>(a_rows(op) * op.n) * element);
+        if (reads_b(op)) b_.resize(static_cast<std::size_t>(op.n * op.nrhs) * element);
+    } catch (const std::exception&) {
+        return;
+    }
+    if (reads_a(op))
+        copy_packed(a_.data(), static_cast<std::byte*>(op.a), op.lda, a_rows(op), op.n, element,
+                    false);
+    if (reads_b(op))
+        copy_packed(b_.data(), static_cast<std::byte*>(op.b), op.ldb, op.n, op.nrhs, element,
+                    false);
+    copied_ = true;
+}
+
+Verdict LapackCheck::finish() {
+    if (!copied_) return Verdict::unchecked;
+    std::optional<Finding> found;
+    try {
+        switch (op_.precision) {
+            case GPUSHIM_PREC_S:
+                found = check_call<float>(op_, blas_, a_, b_);
+                break;
+            case GPUSHIM_PREC_D:
+                found = check_call<double>(op_, blas_, a_, b_);
+                break;
+            case GPUSHIM_PREC_C:
+                found = check_call<std::complex<float>>(op_, blas_, a_, b_);
+                break;
+            case GPUSHIM_PREC_Z:
+                found = check_call<std::complex<double>>(op_, blas_, a_, b_);
+                break;
+        }
+    } catch (const std::exception&) {  // no memory for the check: the result stands
+        return Verdict::unchecked;
+    }
+    if (!found) return Verdict::unchecked;
+    if (found->ratio <= kRatioLimit) return Verdict::agreed;
+    std::snprintf(difference_, sizeof difference_, "%s = %.3g (at most %g)", found->what,
+                  found->ratio, kRatioLimit);
+    const std::size_t element = element_size(op_.precision);
+    if (reads_a(op_))
+        copy_packed(a_.data(), static_cast<std::byte*>(op_.a), op_.lda, a_rows(op_), op_.n, element,
+                    true);
+    if (reads_b(op_))
+        copy_packed(b_.data(), static_cast<std::byte*>(op_.b), op_.ldb, op_.n, op_.nrhs, element,
+                    true);
+    return Verdict::differed;
+}
+
+}  // namespace gpushim

@@ -1,0 +1,52 @@
+// GPUSHIM_VERIFY for LAPACK: a call the device computed, checked on the CPU by LAPACK's own
+// test ratios, computed with the CPU library's Level-3 BLAS of the caller's name scheme:
+//   GETRF          ||P L U - A|| / (max(m, n) ||A|| eps)
+//   POTRF          ||L L^H - A|| / (n ||A|| eps)       (U^H U for 'U')
+//   GESV, POSV     as GETRF (POTRF) for the factors they leave, and
+//                  max_j ||b_j - A x_j|| / (n ||A|| ||x_j|| eps)
+//   GETRS, POTRS   max |b - A x| / (n |L| |U| |x| eps) element by element, with A = P L U
+//                  (L L^H, U^H U) from the factors given
+//   SYEVD, SYEV (eigenvectors)     ||A - V W V^H|| / (n ||A|| eps), ||I - V^H V|| / (n eps)
+//   GESVD, GESDD (both U and V^T)  ||A - U S V^T|| / (max(m, n) ||A|| eps), and U's and V^T's
+//                                  orthonormality (every column of a whole U)
+// in 1-norms. A correct result gives ratios of order 1 (LAPACK's testers fail a ratio of
+// 30); a ratio beyond kRatioLimit fails the check: the inputs the device overwrote are put
+// back from copies and the CPU library computes the call. Other routines and jobs (no
+// eigenvectors, GEQRF, the inverses, ...) are not checked.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "dispatch/blas3_call.h"
+#include "dispatch/call_trace.h"
+#include "dispatch/lapack_call.h"
+
+namespace gpushim {
+
+// Whether GPUSHIM_VERIFY checks the call.
+bool lapack_checked(const LapackOp& op);
+
+class LapackCheck {
+  public:
+    static constexpr double kRatioLimit = 100.0;
+
+    // Keeps copies of the inputs the check reads and the device overwrites (A, B).
+    LapackCheck(const LapackOp& op, CpuPart blas);
+
+    // Checks the device's results, now in the caller's arrays; when the check fails, puts
+    // the copied inputs back (Verdict::differed: the CPU must compute the call).
+    Verdict finish();
+
+    // After a failed check: which ratio, its value and the limit.
+    const char* difference() const { return difference_; }
+
+  private:
+    LapackOp op_;
+    CpuPart blas_;
+    std::vector<std::byte> a_, b_;  // A and B as the caller passed them, packed
+    bool copied_ = false;
+    char difference_[256] = "";
+};
+
+}  // namespace gpushim
