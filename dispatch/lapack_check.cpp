@@ -319,8 +319,10 @@ std::optional<Finding> check_solve_with_factors(const LapackOp& op, CpuPart blas
         return std::nullopt;
     Finding found;
     for (std::size_t e = 0; e < product.data.size(); ++e) {
+        // The smallest normal number: what the products of entries that underflow lose.
         found.take(ratio(magnitude(b.data[e] - product.data[e]),
-                         static_cast<double>(op.n) * std::real(scale.data[e]) * epsilon<T>()),
+                         static_cast<double>(op.n) * std::real(scale.data[e]) * epsilon<T>() +
+                             std::numeric_limits<Real<T>>::min()),
                    "max |b - A x| / (n |L| |U| |x| eps), A from its factors");
     }
     return found;
