@@ -17,15 +17,6 @@ namespace {
 constexpr double kRealSafety = 2.0;
 constexpr double kComplexSafety = 4.0;
 
-template <class T>
-struct Element {
-    using Real = T;
-};
-template <class R>
-struct Element<std::complex<R>> {
-    using Real = R;
-};
-
 // A 2-norm summed without overflow or underflow: a scale and a sum of squares scaled by it,
 // as LAPACK's xNRM2 keeps them.
 class NormSum {
@@ -144,7 +135,7 @@ struct Differences {
 // term of the bound.
 template <class T, class At>
 Differences compare(const Blas3Op& op, const Bound& bound, int64_t rows, int64_t cols, At&& at) {
-    using Real = typename Element<T>::Real;
+    using Real = RealOf<T>;
     const double safety = is_complex(op.precision) ? kComplexSafety : kRealSafety;
     const double scale =
         safety * std::numeric_limits<Real>::epsilon() * static_cast<double>(bound.inner + 2);

@@ -14,15 +14,7 @@ namespace gpushim {
 namespace {
 
 template <class T>
-struct Element {
-    using Real = T;
-};
-template <class R>
-struct Element<std::complex<R>> {
-    using Real = R;
-};
-template <class T>
-using Real = typename Element<T>::Real;
+using Real = RealOf<T>;
 
 template <class T>
 double magnitude(const T& value) {
