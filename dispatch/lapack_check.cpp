@@ -166,21 +166,26 @@ bool trmm(CpuPart blas, char uplo, char trans, char diag, const Dense<T>& t, Den
 }
 
 // Interchanges rows i and ipiv(i) of w for i in order (forward: P^T w for A = P L U) or in
-// reverse (P w).
+// reverse (P w); false, leaving w half done, for a pivot beyond w's rows (a caller's GETRS
+// may pass any).
 template <class T>
-void interchange(const LapackOp& op, int64_t count, Dense<T>& w, bool forward) {
+bool interchange(const LapackOp& op, int64_t count, Dense<T>& w, bool forward) {
     for (int64_t step = 0; step < count; ++step) {
         const int64_t i = forward ? step : count - 1 - step;
         const int64_t p = caller_pivot(op, i) - 1;
+        if (p < 0 || p >= w.rows) return false;
         if (p == i) continue;
         for (int64_t j = 0; j < w.cols; ++j) std::swap(w(i, j), w(p, j));
     }
+    return true;
 }
 
-// A ratio of LAPACK's tests: the residual's norm over its scale, 0 when both are 0.
+// A ratio of LAPACK's tests: the residual's norm over its scale, to which the smallest normal
+// number is added (what products of entries that underflow lose); 0 for no residual.
+template <class T>
 double ratio(double residual, double scale) {
     if (residual == 0) return 0;
-    return residual / scale;
+    return residual / (scale + std::numeric_limits<RealOf<T>>::min());
 }
 
 // What a check found: its worst ratio, and which.
@@ -206,20 +211,34 @@ template <class T>
 std::optional<Finding> check_getrf(const LapackOp& op, CpuPart blas, const Dense<T>& a) {
     const int64_t m = a.rows, n = a.cols, steps = std::min(m, n);
     const Dense<T> factors = load<T>(op.a, op.lda, m, n);
-    Dense<T> lower = identity<T>(m);
+    // L U: the unit lower triangle of the first `steps` rows times U by TRMM, the rows of L
+    // below them (m > n) times U by GEMM.
+    Dense<T> upper(steps, n);
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i <= std::min(j, steps - 1); ++i) upper(i, j) = factors(i, j);
+    Dense<T> lower_top(steps, steps);
+    for (int64_t j = 0; j < steps; ++j)
+        for (int64_t i = j + 1; i < steps; ++i) lower_top(i, j) = factors(i, j);
+    Dense<T> top = upper;
+    if (!trmm(blas, 'L', 'N', 'U', lower_top, top)) return std::nullopt;
     Dense<T> product(m, n);
     for (int64_t j = 0; j < n; ++j)
-        for (int64_t i = 0; i < m; ++i) {
-            if (i > j && j < steps) lower(i, j) = factors(i, j);
-            if (i <= j && i < steps) product(i, j) = factors(i, j);
-        }
-    if (!trmm(blas, 'L', 'N', 'U', lower, product)) return std::nullopt;
-    interchange(op, steps, product, false);
+        for (int64_t i = 0; i < steps; ++i) product(i, j) = top(i, j);
+    if (m > steps) {
+        Dense<T> lower_rest(m - steps, steps);
+        for (int64_t j = 0; j < steps; ++j)
+            for (int64_t i = steps; i < m; ++i) lower_rest(i - steps, j) = factors(i, j);
+        Dense<T> rest(m - steps, n);
+        if (!gemm(blas, 'N', 'N', 1.0, lower_rest, upper, 0.0, rest)) return std::nullopt;
+        for (int64_t j = 0; j < n; ++j)
+            for (int64_t i = steps; i < m; ++i) product(i, j) = rest(i - steps, j);
+    }
+    if (!interchange(op, steps, product, false)) return std::nullopt;
     for (std::size_t e = 0; e < product.data.size(); ++e) product.data[e] -= a.data[e];
     Finding found;
-    found.take(
-        ratio(norm_one(product), static_cast<double>(std::max(m, n)) * norm_one(a) * epsilon<T>()),
-        "||P L U - A|| / (max(m, n) ||A|| eps)");
+    found.take(ratio<T>(norm_one(product),
+                        static_cast<double>(std::max(m, n)) * norm_one(a) * epsilon<T>()),
+               "||P L U - A|| / (max(m, n) ||A|| eps)");
     return found;
 }
 
@@ -234,38 +253,9 @@ std::optional<Finding> check_potrf(const LapackOp& op, CpuPart blas, const Dense
         return std::nullopt;
     Finding found;
     found.take(
-        ratio(norm_one(product), static_cast<double>(op.n) * norm_one(original) * epsilon<T>()),
+        ratio<T>(norm_one(product), static_cast<double>(op.n) * norm_one(original) * epsilon<T>()),
         lower ? "||L L^H - A|| / (n ||A|| eps)" : "||U^H U - A|| / (n ||A|| eps)");
     return found;
-}
-
-// max_j ||b_j - (A x)_j|| / (n ||A|| ||x_j|| eps), with `product` = A X computed.
-template <class T>
-Finding solve_ratio(const LapackOp& op, const Dense<T>& b, Dense<T>& product, const Dense<T>& x,
-                    double a_norm, const char* what) {
-    Finding found;
-    for (int64_t j = 0; j < x.cols; ++j) {
-        double residual = 0, solution = 0;
-        for (int64_t i = 0; i < x.rows; ++i) {
-            residual += magnitude(b(i, j) - product(i, j));
-            solution += magnitude(x(i, j));
-        }
-        found.take(ratio(residual, static_cast<double>(op.n) * a_norm * solution * epsilon<T>()),
-                   what);
-    }
-    return found;
-}
-
-// GESV, POSV: the solutions against the matrix given.
-template <class T>
-std::optional<Finding> check_solve(const LapackOp& op, CpuPart blas, const Dense<T>& a,
-                                   const Dense<T>& b) {
-    const Dense<T> original = op.kind == GPUSHIM_POSV ? hermitian(a, op.uplo) : a;
-    const Dense<T> x = load<T>(op.b, op.ldb, op.n, op.nrhs);
-    Dense<T> product(op.n, op.nrhs);
-    if (!gemm(blas, 'N', 'N', 1.0, original, x, 0.0, product)) return std::nullopt;
-    return solve_ratio(op, b, product, x, norm_one(original),
-                       "max ||b - A x|| / (n ||A|| ||x|| eps)");
 }
 
 // Applies A = P L U (GETRS; its transpose for trans 'T', 'C') or L L^H (U^H U) (POTRS), given
@@ -273,16 +263,14 @@ std::optional<Finding> check_solve(const LapackOp& op, CpuPart blas, const Dense
 // magnitudes too.
 template <class T>
 bool apply_factored(const LapackOp& op, CpuPart blas, const Dense<T>& factors, Dense<T>& w) {
-    if (op.kind == GPUSHIM_GETRS) {
-        if (op.trans == 'N') {
-            if (!trmm(blas, 'U', 'N', 'N', factors, w) || !trmm(blas, 'L', 'N', 'U', factors, w))
-                return false;
-            interchange(op, op.n, w, false);
-            return true;
+    if (op.kind == GPUSHIM_GETRS || op.kind == GPUSHIM_GESV) {
+        const char trans = op.kind == GPUSHIM_GESV ? 'N' : op.trans;
+        if (trans == 'N') {
+            return trmm(blas, 'U', 'N', 'N', factors, w) && trmm(blas, 'L', 'N', 'U', factors, w) &&
+                   interchange(op, op.n, w, false);
         }
-        interchange(op, op.n, w, true);
-        return trmm(blas, 'L', op.trans, 'U', factors, w) &&
-               trmm(blas, 'U', op.trans, 'N', factors, w);
+        return interchange(op, op.n, w, true) && trmm(blas, 'L', trans, 'U', factors, w) &&
+               trmm(blas, 'U', trans, 'N', factors, w);
     }
     const bool lower = op.uplo == 'L';  // L (L^H w), or U^H (U w)
     return trmm(blas, op.uplo, lower ? 'C' : 'N', 'N', factors, w) &&
@@ -296,7 +284,8 @@ Dense<T> magnitudes(const Dense<T>& m) {
     return result;
 }
 
-// GETRS, POTRS: the solutions against the factors given, element by element: the residual
+// GETRS, POTRS (and GESV, POSV, after the check of the factors they leave): the solutions
+// against the factors, element by element: the residual
 // of a solve with triangular factors is within a small multiple of n eps |L| |U| |x|
 // (Higham, Accuracy and Stability, 9.3), and so is the rounding of its computation here.
 template <class T>
@@ -311,10 +300,8 @@ std::optional<Finding> check_solve_with_factors(const LapackOp& op, CpuPart blas
         return std::nullopt;
     Finding found;
     for (std::size_t e = 0; e < product.data.size(); ++e) {
-        // The smallest normal number: what the products of entries that underflow lose.
-        found.take(ratio(magnitude(b.data[e] - product.data[e]),
-                         static_cast<double>(op.n) * std::real(scale.data[e]) * epsilon<T>() +
-                             std::numeric_limits<Real<T>>::min()),
+        found.take(ratio<T>(magnitude(b.data[e] - product.data[e]),
+                            static_cast<double>(op.n) * std::real(scale.data[e]) * epsilon<T>()),
                    "max |b - A x| / (n |L| |U| |x| eps), A from its factors");
     }
     return found;
@@ -327,7 +314,19 @@ std::optional<double> orthonormality(CpuPart blas, const Dense<T>& q, bool rows_
     Dense<T> gram = identity<T>(order);
     if (!gemm(blas, rows_first ? 'N' : 'C', rows_first ? 'C' : 'N', 1.0, q, q, -1.0, gram))
         return std::nullopt;
-    return ratio(norm_one(gram), static_cast<double>(order) * epsilon<T>());
+    return ratio<T>(norm_one(gram), static_cast<double>(order) * epsilon<T>());
+}
+
+// A whole m x m U (m > n) against its first n columns: ||[I; 0] - U^H U_n|| / (m eps), in
+// O(m^2 n) (the whole Gram matrix would cost O(m^3)).
+template <class T>
+std::optional<double> orthonormal_to_first(CpuPart blas, const Dense<T>& u, int64_t n) {
+    Dense<T> first(u.rows, n);
+    std::copy(u.data.begin(), u.data.begin() + u.rows * n, first.data.begin());
+    Dense<T> gram(u.cols, n);
+    for (int64_t i = 0; i < n; ++i) gram(i, i) = T(1);
+    if (!gemm(blas, 'C', 'N', 1.0, u, first, -1.0, gram)) return std::nullopt;
+    return ratio<T>(norm_one(gram), static_cast<double>(u.rows) * epsilon<T>());
 }
 
 // SYEVD with eigenvectors: ||A - V W V^H|| / (n ||A|| eps), ||I - V^H V|| / (n eps).
@@ -345,7 +344,7 @@ std::optional<Finding> check_eigen(const LapackOp& op, CpuPart blas, const Dense
     if (!orthonormal) return std::nullopt;
     Finding found;
     found.take(
-        ratio(norm_one(residual), static_cast<double>(op.n) * norm_one(original) * epsilon<T>()),
+        ratio<T>(norm_one(residual), static_cast<double>(op.n) * norm_one(original) * epsilon<T>()),
         "||A - V W V^H|| / (n ||A|| eps)");
     found.take(*orthonormal, "||I - V^H V|| / (n eps)");
     return found;
@@ -366,13 +365,14 @@ std::optional<Finding> check_svd(const LapackOp& op, CpuPart blas, const Dense<T
         for (int64_t i = 0; i < m; ++i) scaled(i, j) = u(i, j) * values[j];
     Dense<T> residual = a;
     if (!gemm(blas, 'N', 'N', -1.0, scaled, vt, 1.0, residual)) return std::nullopt;
-    const std::optional<double> u_orthonormal = orthonormality(blas, u, false);
+    const std::optional<double> u_orthonormal =
+        u.cols > n ? orthonormal_to_first(blas, u, n) : orthonormality(blas, u, false);
     const std::optional<double> vt_orthonormal = orthonormality(blas, vt, true);
     if (!u_orthonormal || !vt_orthonormal) return std::nullopt;
     Finding found;
-    found.take(
-        ratio(norm_one(residual), static_cast<double>(std::max(m, n)) * norm_one(a) * epsilon<T>()),
-        "||A - U S V^T|| / (max(m, n) ||A|| eps)");
+    found.take(ratio<T>(norm_one(residual),
+                        static_cast<double>(std::max(m, n)) * norm_one(a) * epsilon<T>()),
+               "||A - U S V^T|| / (max(m, n) ||A|| eps)");
     found.take(*u_orthonormal, "||I - U^H U|| / (m eps)");
     found.take(*vt_orthonormal, "||I - V^T V^T^H|| / (n eps)");
     return found;
@@ -408,7 +408,7 @@ std::optional<Finding> check_call(const LapackOp& op, CpuPart blas,
             std::optional<Finding> found =
                 op.kind == GPUSHIM_GESV ? check_getrf(op, blas, a) : check_potrf(op, blas, a);
             const std::optional<Finding> solved =
-                check_solve(op, blas, a, packed(b_bytes, op.n, op.nrhs));
+                check_solve_with_factors(op, blas, packed(b_bytes, op.n, op.nrhs));
             if (!found || !solved) return std::nullopt;
             found->take(solved->ratio, solved->what);
             return found;
@@ -426,18 +426,51 @@ std::optional<Finding> check_call(const LapackOp& op, CpuPart blas,
 }
 
 // The caller's matrix at `where` (leading dimension ld), copied to `bytes`, or back.
+// Only the `uplo` triangle ('U', 'L'; anything else: all of it) goes back to the caller.
 void copy_packed(std::byte* packed, std::byte* caller, int64_t ld, int64_t rows, int64_t cols,
-                 std::size_t element, bool to_caller) {
-    const std::size_t column = static_cast<std::size_t>(rows) * element;
+                 std::size_t element, bool to_caller, char uplo = 'A') {
     for (int64_t j = 0; j < cols; ++j) {
-        std::byte* theirs = caller + static_cast<std::size_t>(j * ld) * element;
-        std::byte* ours = packed + static_cast<std::size_t>(j) * column;
+        const int64_t first = to_caller && uplo == 'L' ? std::min(j, rows) : 0;
+        const int64_t end = to_caller && uplo == 'U' ? std::min(j + 1, rows) : rows;
+        std::byte* theirs = caller + static_cast<std::size_t>(j * ld + first) * element;
+        std::byte* ours = packed + static_cast<std::size_t>(j * rows + first) * element;
+        const std::size_t bytes = static_cast<std::size_t>(end - first) * element;
         if (to_caller) {
-            std::memcpy(theirs, ours, column);
+            std::memcpy(theirs, ours, bytes);
         } else {
-            std::memcpy(ours, theirs, column);
+            std::memcpy(ours, theirs, bytes);
         }
     }
+}
+
+// Whether a packed copy holds an Inf or a NaN.
+template <class T>
+bool any_not_finite(const std::vector<std::byte>& bytes) {
+    const auto* values = reinterpret_cast<const T*>(bytes.data());
+    for (std::size_t e = 0; e < bytes.size() / sizeof(T); ++e) {
+        if (!std::isfinite(std::real(values[e])) || !std::isfinite(std::imag(values[e])))
+            return true;
+    }
+    return false;
+}
+
+bool inputs_not_finite(const LapackOp& op, const std::vector<std::byte>& a,
+                       const std::vector<std::byte>& b) {
+    const auto check = [&](auto zero) {
+        using T = decltype(zero);
+        return any_not_finite<T>(a) || any_not_finite<T>(b);
+    };
+    switch (op.precision) {
+        case GPUSHIM_PREC_S:
+            return check(float{});
+        case GPUSHIM_PREC_D:
+            return check(double{});
+        case GPUSHIM_PREC_C:
+            return check(std::complex<float>{});
+        case GPUSHIM_PREC_Z:
+            return check(std::complex<double>{});
+    }
+    return false;
 }
 
 }  // namespace
@@ -501,12 +534,17 @@ Verdict LapackCheck::finish() {
     }
     if (!found) return Verdict::unchecked;
     if (found->ratio <= kRatioLimit) return Verdict::agreed;
+    // An Inf or a NaN among the inputs makes any ratio meaningless: LAPACK's answer is not
+    // better known than the device's.
+    if (!std::isfinite(found->ratio) && inputs_not_finite(op_, a_, b_)) return Verdict::unchecked;
     std::snprintf(difference_, sizeof difference_, "%s = %.3g (at most %g)", found->what,
                   found->ratio, kRatioLimit);
     const std::size_t element = element_size(op_.precision);
+    // POTRF and POSV read and write one triangle: another thread may own the other.
+    const bool triangle = op_.kind == GPUSHIM_POTRF || op_.kind == GPUSHIM_POSV;
     if (reads_a(op_))
         copy_packed(a_.data(), static_cast<std::byte*>(op_.a), op_.lda, a_rows(op_), op_.n, element,
-                    true);
+                    true, triangle ? op_.uplo : 'A');
     if (reads_b(op_))
         copy_packed(b_.data(), static_cast<std::byte*>(op_.b), op_.ldb, op_.n, op_.nrhs, element,
                     true);

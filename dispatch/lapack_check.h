@@ -2,10 +2,10 @@
 // test ratios, computed with the CPU library's Level-3 BLAS of the caller's name scheme:
 //   GETRF          ||P L U - A|| / (max(m, n) ||A|| eps)
 //   POTRF          ||L L^H - A|| / (n ||A|| eps)       (U^H U for 'U')
-//   GESV, POSV     as GETRF (POTRF) for the factors they leave, and
-//                  max_j ||b_j - A x_j|| / (n ||A|| ||x_j|| eps)
 //   GETRS, POTRS   max |b - A x| / (n |L| |U| |x| eps) element by element, with A = P L U
 //                  (L L^H, U^H U) from the factors given
+//   GESV, POSV     as GETRF (POTRF) for the factors they leave, and as GETRS (POTRS) for
+//                  the solutions with those factors
 //   SYEVD, SYEV (eigenvectors)     ||A - V W V^H|| / (n ||A|| eps), ||I - V^H V|| / (n eps)
 //   GESVD, GESDD (both U and V^T)  ||A - U S V^T|| / (max(m, n) ||A|| eps), and U's and V^T's
 //                                  orthonormality (every column of a whole U)

@@ -85,12 +85,13 @@ CpuReason reason_for(const Op& op, Routine routine, Size&& size) {
                : CpuReason::below_threshold;
 }
 
-// A difference GPUSHIM_VERIFY found, in the log: the first kLoggedDifferences of them.
+// Differences GPUSHIM_VERIFY found and logged: the first kLoggedDifferences of them.
+constexpr int kLoggedDifferences = 20;
+std::atomic<int> logged_differences{0};
+
 template <class Op>
 void log_difference(const Op& op, Routine routine, const char* difference, const char* outcome) {
-    constexpr int kLoggedDifferences = 20;
-    static std::atomic<int> logged{0};
-    const int number = logged.fetch_add(1, std::memory_order_relaxed);
+    const int number = logged_differences.fetch_add(1, std::memory_order_relaxed);
     if (number >= kLoggedDifferences) return;
     try {
         log::write(

@@ -140,6 +140,9 @@ std::string trace_line(const CallRecord& record) {
                    moved() + checked();
         case CpuReason::device_failed:
             return line + "the device failed; the CPU computed it, " + took("in all");
+        case CpuReason::device_differed:
+            return line + "the device's result failed its check; the CPU computed it, " +
+                   took("in all");
         default:
             return line + took("CPU,") + format(", %s", describe(record.reason));
     }

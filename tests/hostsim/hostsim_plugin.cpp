@@ -726,6 +726,8 @@ int run_lapack_on_request_wrong(const gpushim_lapack_op& op) {
     switch (op.kind) {
         case GPUSHIM_GETRS:
         case GPUSHIM_POTRS:
+        case GPUSHIM_GESV:  // the solution: the factor is GETRF's, POTRF's
+        case GPUSHIM_POSV:
             make_wrong_on_request(static_cast<T*>(op.b));
             break;
         case GPUSHIM_GESVD:
@@ -733,8 +735,6 @@ int run_lapack_on_request_wrong(const gpushim_lapack_op& op) {
             break;
         case GPUSHIM_GETRF:
         case GPUSHIM_POTRF:
-        case GPUSHIM_GESV:
-        case GPUSHIM_POSV:
         case GPUSHIM_SYEVD:
             make_wrong_on_request(static_cast<T*>(op.a));
             break;
