@@ -7,7 +7,8 @@ A program calls, in double, single, complex double and complex single precision 
 three right-hand sides): solve (GESV), lu_factor (GETRF), lu_solve with trans 0, 1 and 2
 (GETRS N, T, C), cho_factor lower and upper (POTRF), cho_solve (POTRS), solve with
 assume_a='pos' (POSV), eigh (SYEVD/HEEVD with eigenvectors), svd full and economic (GESDD
-A, S) and with lapack_driver='gesvd' (GESVD), each checked against a BLAS-free residual,
+A, S) and with lapack_driver='gesvd' (GESVD), lu of a tall and a wide matrix (GETRF m > n,
+m < n) and svd of the tall one (a whole U, m > n), each checked against a BLAS-free residual,
 under LD_PRELOAD=<shim>, GPUSHIM_THRESHOLD=0, GPUSHIM_VERIFY=1:
   - the backend under test: results right; every routine above checked (verified > 0) and
     none differed, in double and complex double, and in the single precisions where the
@@ -67,6 +68,15 @@ for dt in (np.float64, np.float32, np.complex128, np.complex64):
         expect(f"svd full={full}", a, vt.conj().T, u[:, :n] * sv, dt)
     u, sv, vt = sl.svd(a, lapack_driver="gesvd")
     expect("svd gesvd", a, vt.conj().T, u * sv, dt)
+    tall = rand(n + 40, n)
+    for name, t in (("lu tall", tall), ("lu wide", tall.T.copy())):
+        p, l, u = sl.lu(t)
+        expect(name, p @ l, u, t, dt)
+    u, sv, vt = np.linalg.svd(tall, full_matrices=True)
+    expect("svd tall", tall, vt.conj().T, u[:, :n] * sv, dt)
+    gram = np.abs(mv(u.conj().T, u) - np.eye(n + 40)).max()
+    if not gram <= 64 * n * np.finfo(dt).eps:
+        bad.append(f"svd tall {np.dtype(dt).name}: U not orthonormal, {gram:.3g}")
 print("\n".join(bad))
 print("RESULTS", "WRONG" if bad else "OK")
 '''
