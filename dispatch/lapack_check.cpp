@@ -258,11 +258,11 @@ std::optional<Finding> check_potrf(const LapackOp& op, CpuPart blas, const Dense
     return found;
 }
 
-// Applies A = P L U (GETRS; its transpose for trans 'T', 'C') or L L^H (U^H U) (POTRS), given
-// by `factors`, to `w`; with `magnitudes`, |L| and |U| (|P| = P) to w, whose entries are then
-// magnitudes too.
+// Applies A = P L U (GETRS, GESV; its transpose for trans 'T', 'C'), L L^H (U^H U) (POTRS,
+// POSV) or op(T) (TRTRS), given by `factors`, to `w`.
 template <class T>
 bool apply_factored(const LapackOp& op, CpuPart blas, const Dense<T>& factors, Dense<T>& w) {
+    if (op.kind == GPUSHIM_TRTRS) return trmm(blas, op.uplo, op.trans, op.diag, factors, w);
     if (op.kind == GPUSHIM_GETRS || op.kind == GPUSHIM_GESV) {
         const char trans = op.kind == GPUSHIM_GESV ? 'N' : op.trans;
         if (trans == 'N') {
@@ -284,8 +284,8 @@ Dense<T> magnitudes(const Dense<T>& m) {
     return result;
 }
 
-// GETRS, POTRS (and GESV, POSV, after the check of the factors they leave): the solutions
-// against the factors, element by element: the residual
+// GETRS, POTRS, TRTRS (and GESV, POSV, after the check of the factors they leave): the
+// solutions against the factors, element by element: the residual
 // of a solve with triangular factors is within a small multiple of n eps |L| |U| |x|
 // (Higham, Accuracy and Stability, 9.3), and so is the rounding of its computation here.
 template <class T>
@@ -350,6 +350,29 @@ std::optional<Finding> check_eigen(const LapackOp& op, CpuPart blas, const Dense
     return found;
 }
 
+// SYEVR with eigenvectors: the m pairs found, ||A V - V W|| / (n ||A|| eps) and
+// ||I - V^H V|| / (n eps) (whether they are the ones the range asked for is not checked).
+template <class T>
+std::optional<Finding> check_eigen_subset(const LapackOp& op, CpuPart blas, const Dense<T>& a) {
+    const int64_t found_count = *op.found;
+    Finding found;
+    if (found_count <= 0) return found;
+    const Dense<T> original = hermitian(a, op.uplo);
+    const Dense<T> vectors = load<T>(op.u, op.ldu, op.n, found_count);
+    const auto* values = static_cast<const Real<T>*>(op.w);
+    Dense<T> residual = vectors;
+    for (int64_t j = 0; j < found_count; ++j)
+        for (int64_t i = 0; i < op.n; ++i) residual(i, j) *= values[j];
+    if (!gemm(blas, 'N', 'N', 1.0, original, vectors, -1.0, residual)) return std::nullopt;
+    const std::optional<double> orthonormal = orthonormality(blas, vectors, false);
+    if (!orthonormal) return std::nullopt;
+    found.take(
+        ratio<T>(norm_one(residual), static_cast<double>(op.n) * norm_one(original) * epsilon<T>()),
+        "||A V - V W|| / (n ||A|| eps)");
+    found.take(*orthonormal, "||I - V^H V|| / (n eps)");
+    return found;
+}
+
 // GESVD (m >= n) with U and V^T: ||A - U S V^T|| / (max(m, n) ||A|| eps) and the
 // orthonormality of U's columns (all of a whole U) and V^T's rows.
 template <class T>
@@ -378,12 +401,14 @@ std::optional<Finding> check_svd(const LapackOp& op, CpuPart blas, const Dense<T
     return found;
 }
 
+// Whether the check reads A as the caller passed it, which the device overwrites (the solves
+// with given factors only read theirs), and B.
 bool reads_a(const LapackOp& op) {
-    return op.kind != GPUSHIM_GETRS && op.kind != GPUSHIM_POTRS;
+    return op.kind != GPUSHIM_GETRS && op.kind != GPUSHIM_POTRS && op.kind != GPUSHIM_TRTRS;
 }
 bool reads_b(const LapackOp& op) {
     return op.kind == GPUSHIM_GESV || op.kind == GPUSHIM_POSV || op.kind == GPUSHIM_GETRS ||
-           op.kind == GPUSHIM_POTRS;
+           op.kind == GPUSHIM_POTRS || op.kind == GPUSHIM_TRTRS;
 }
 int64_t a_rows(const LapackOp& op) {
     return op.kind == GPUSHIM_GETRF || op.kind == GPUSHIM_GESVD ? op.m : op.n;
@@ -415,7 +440,10 @@ std::optional<Finding> check_call(const LapackOp& op, CpuPart blas,
         }
         case GPUSHIM_GETRS:
         case GPUSHIM_POTRS:
+        case GPUSHIM_TRTRS:
             return check_solve_with_factors(op, blas, packed(b_bytes, op.n, op.nrhs));
+        case GPUSHIM_SYEVR:
+            return check_eigen_subset(op, blas, packed(a_bytes, rows, op.n));
         case GPUSHIM_SYEVD:
             return check_eigen(op, blas, packed(a_bytes, rows, op.n));
         case GPUSHIM_GESVD:
@@ -483,8 +511,10 @@ bool lapack_checked(const LapackOp& op) {
         case GPUSHIM_POSV:
         case GPUSHIM_GETRS:
         case GPUSHIM_POTRS:
+        case GPUSHIM_TRTRS:
             return true;
         case GPUSHIM_SYEVD:
+        case GPUSHIM_SYEVR:
             return op.jobz == 'V';
         case GPUSHIM_GESVD:
             return op.m >= op.n && op.jobu != 'N' && op.jobvt != 'N';

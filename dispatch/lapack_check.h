@@ -3,16 +3,19 @@
 //   GETRF          ||P L U - A|| / (max(m, n) ||A|| eps)
 //   POTRF          ||L L^H - A|| / (n ||A|| eps)       (U^H U for 'U')
 //   GETRS, POTRS   max |b - A x| / (n |L| |U| |x| eps) element by element, with A = P L U
-//                  (L L^H, U^H U) from the factors given
+//                  (L L^H, U^H U) from the factors given; TRTRS the same with op(T)
 //   GESV, POSV     as GETRF (POTRF) for the factors they leave, and as GETRS (POTRS) for
 //                  the solutions with those factors
 //   SYEVD, SYEV (eigenvectors)     ||A - V W V^H|| / (n ||A|| eps), ||I - V^H V|| / (n eps)
+//   SYEVR (eigenvectors)           ||A V - V W|| / (n ||A|| eps), ||I - V^H V|| / (n eps) for
+//                                  the pairs found (not whether the range asked for them)
 //   GESVD, GESDD (both U and V^T)  ||A - U S V^T|| / (max(m, n) ||A|| eps), and U's and V^T's
 //                                  orthonormality (every column of a whole U)
 // in 1-norms. A correct result gives ratios of order 1 (LAPACK's testers fail a ratio of
 // 30); a ratio beyond kRatioLimit fails the check: the inputs the device overwrote are put
 // back from copies and the CPU library computes the call. Other routines and jobs (no
-// eigenvectors, GEQRF, the inverses, ...) are not checked.
+// eigenvectors, GEQRF, the inverses, SYGVD, GEEV, the least-squares drivers) are not
+// checked.
 #pragma once
 
 #include <cstddef>

@@ -726,9 +726,13 @@ int run_lapack_on_request_wrong(const gpushim_lapack_op& op) {
     switch (op.kind) {
         case GPUSHIM_GETRS:
         case GPUSHIM_POTRS:
+        case GPUSHIM_TRTRS:
         case GPUSHIM_GESV:  // the solution: the factor is GETRF's, POTRF's
         case GPUSHIM_POSV:
             make_wrong_on_request(static_cast<T*>(op.b));
+            break;
+        case GPUSHIM_SYEVR:
+            if (op.jobz == 'V' && *op.found > 0) make_wrong_on_request(static_cast<T*>(op.u));
             break;
         case GPUSHIM_GESVD:
             make_wrong_on_request(static_cast<T*>(op.jobu == 'O' ? op.a : op.u));

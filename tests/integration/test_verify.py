@@ -7,7 +7,9 @@ A program calls, in double, single, complex double and complex single precision 
 three right-hand sides): solve (GESV), lu_factor (GETRF), lu_solve with trans 0, 1 and 2
 (GETRS N, T, C), cho_factor lower and upper (POTRF), cho_solve (POTRS), solve with
 assume_a='pos' (POSV), eigh (SYEVD/HEEVD with eigenvectors), svd full and economic (GESDD
-A, S) and with lapack_driver='gesvd' (GESVD), lu of a tall and a wide matrix (GETRF m > n,
+A, S) and with lapack_driver='gesvd' (GESVD), SciPy's eigh whole and of 10 eigenpairs
+(SYEVR/HEEVR), solve_triangular upper, lower transposed, upper conjugate-transposed
+(TRTRS), lu of a tall and a wide matrix (GETRF m > n,
 m < n) and svd of the tall one (a whole U, m > n), each checked against a BLAS-free residual,
 under LD_PRELOAD=<shim>, GPUSHIM_THRESHOLD=0, GPUSHIM_VERIFY=1:
   - the backend under test: results right; every routine above checked (verified > 0) and
@@ -63,6 +65,15 @@ for dt in (np.float64, np.float32, np.complex128, np.complex64):
     expect("solve pos", s, sl.solve(s, b, assume_a="pos"), b, dt)
     w, v = np.linalg.eigh(s)
     expect("eigh", s, v, v * w, dt)
+    for subset in (None, [0, 9]):
+        w, v = sl.eigh(s, subset_by_index=subset)
+        expect(f"scipy eigh subset={subset}", s, v, v * w, dt)
+    t = np.triu(a) + n * np.eye(n, dtype=dt)
+    for lower, trans in ((False, 0), (True, 1), (False, 2)):
+        tri = t.T if lower else t
+        op = {0: tri, 1: tri.T, 2: tri.conj().T}[trans]
+        expect(f"solve_triangular lower={lower} trans={trans}", op,
+               sl.solve_triangular(tri, b, lower=lower, trans=trans), b, dt)
     for full in (True, False):
         u, sv, vt = np.linalg.svd(a, full_matrices=full)
         expect(f"svd full={full}", a, vt.conj().T, u[:, :n] * sv, dt)
@@ -81,7 +92,8 @@ print("\n".join(bad))
 print("RESULTS", "WRONG" if bad else "OK")
 '''
 
-CHECKED = ["gesv", "getrf", "getrs", "potrf", "potrs", "posv", "syevd|heevd", "gesdd", "gesvd"]
+CHECKED = ["gesv", "getrf", "getrs", "potrf", "potrs", "posv", "syevd|heevd", "gesdd", "gesvd",
+           "syevr|heevr", "trtrs"]
 
 
 def routines(prefix: str) -> list[str]:
