@@ -2,7 +2,6 @@
 // operand shapes and arithmetic cost. The shim builds the call, the router decides on it.
 #pragma once
 
-#include <complex>
 #include <cstddef>
 #include <cstdint>
 
@@ -16,18 +15,6 @@ using Blas3Op = gpushim_blas3_op;
 // function of the call's routine in the name scheme of the entry point called (any routine:
 // a check of a TRSM multiplies with TRMM); false when it cannot.
 using CpuPart = bool (*)(const Blas3Op&);
-
-// The real type of an element type: float for float and std::complex<float>.
-template <class T>
-struct RealOfElement {
-    using type = T;
-};
-template <class R>
-struct RealOfElement<std::complex<R>> {
-    using type = R;
-};
-template <class T>
-using RealOf = typename RealOfElement<T>::type;
 
 constexpr bool is_complex(gpushim_precision p) {
     return p == GPUSHIM_PREC_C || p == GPUSHIM_PREC_Z;

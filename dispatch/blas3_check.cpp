@@ -9,6 +9,8 @@
 #include <optional>
 #include <utility>
 
+#include "fallback/fortran_blas3.h"
+
 namespace gpushim {
 namespace {
 
@@ -135,7 +137,7 @@ struct Differences {
 // term of the bound.
 template <class T, class At>
 Differences compare(const Blas3Op& op, const Bound& bound, int64_t rows, int64_t cols, At&& at) {
-    using Real = RealOf<T>;
+    using Real = typename fallback::RealOf<T>::type;
     const double safety = is_complex(op.precision) ? kComplexSafety : kRealSafety;
     const double scale =
         safety * std::numeric_limits<Real>::epsilon() * static_cast<double>(bound.inner + 2);
