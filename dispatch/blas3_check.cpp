@@ -303,14 +303,19 @@ std::optional<Differences> check_call(const Blas3Op& op, CpuPart cpu,
     const int64_t cols = output.extent.cols;
     auto* result = static_cast<T*>(output.data);
     const T* prior = prior_bytes.empty() ? nullptr : reinterpret_cast<const T*>(prior_bytes.data());
-    std::vector<T> computed(static_cast<std::size_t>(rows * cols));
+    std::vector<T> computed;  // the CPU's result, once computed
     const auto at_result = [&](int64_t i, int64_t j) -> const T& {
         return result[i + j * output.ld];
     };
     // The CPU's result of the call, into `computed`.
     const auto compute_on_cpu = [&] {
         Blas3Op again = op;
-        if (prior != nullptr) std::memcpy(computed.data(), prior, computed.size() * sizeof(T));
+        const auto size = static_cast<std::size_t>(rows * cols);
+        if (prior != nullptr) {
+            computed.assign(prior, prior + size);
+        } else {
+            computed.assign(size, T{});
+        }
         if (output_operand(op) == Operand::b) {
             again.b = computed.data();
             again.ldb = rows;
