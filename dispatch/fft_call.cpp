@@ -51,6 +51,23 @@ gpushim_fft_desc device_description(const FftProblem& problem) {
     return desc;
 }
 
+StridedArray strided_array(const FftProblem& problem, bool input, const void* array) {
+    const std::size_t real = problem.single ? sizeof(float) : sizeof(double);
+    const bool complex = input ? problem.kind != FftKind::r2c : problem.kind != FftKind::c2r;
+    // The complex side of a real transform holds the half spectrum in the last dimension.
+    const bool half_spectrum = complex && problem.kind != FftKind::c2c;
+    StridedArray side{
+        static_cast<std::byte*>(const_cast<void*>(array)), complex ? 2 * real : real, {}, {}};
+    for (const auto* dimensions : {&problem.howmany, &problem.dims}) {
+        for (const FftDimension& d : *dimensions) {
+            side.extent.push_back(d.n);
+            side.stride.push_back(input ? d.is : d.os);
+        }
+    }
+    if (half_spectrum) side.extent.back() = side.extent.back() / 2 + 1;
+    return side;
+}
+
 FftReach byte_reach(const FftProblem& problem, bool input) {
     const bool complex = input ? problem.kind != FftKind::r2c : problem.kind != FftKind::c2r;
     const bool half_spectrum = complex && problem.kind != FftKind::c2c;

@@ -58,11 +58,49 @@ struct FftReach {
 };
 FftReach byte_reach(const FftProblem& problem, bool input);
 
+// One side (input or output) of a described transform in the caller's memory, in the
+// packed order of the device interface: the batch dimensions, then the transform's, the last
+// fastest.
+struct StridedArray {
+    std::byte* base;
+    std::size_t element;  // bytes of one real or complex number
+    std::vector<int64_t> extent;
+    std::vector<int64_t> stride;  // in elements
+
+    int64_t row_length() const { return extent.back(); }
+    uint64_t count() const {
+        uint64_t total = 1;
+        for (int64_t e : extent) total *= static_cast<uint64_t>(e);
+        return total;
+    }
+    std::size_t bytes() const { return static_cast<std::size_t>(count()) * element; }
+
+    // The host address of the packed row `row`.
+    std::byte* row_address(uint64_t row) const {
+        int64_t offset = 0;
+        for (std::size_t d = extent.size() - 1; d-- > 0;) {
+            const auto length = static_cast<uint64_t>(extent[d]);
+            offset += static_cast<int64_t>(row % length) * stride[d];
+            row /= length;
+        }
+        return base + offset * static_cast<std::ptrdiff_t>(element);
+    }
+};
+
+StridedArray strided_array(const FftProblem& problem, bool input, const void* array);
+
 // One execution of a plan: its problem, on the planned or on new arrays.
 struct FftOp {
     const FftProblem* problem;
     const void* in;
     void* out;
+};
+
+// Computes an execution of a plan on the CPU, on arrays of the caller's layout and alignment
+// other than the caller's: FFTW's plan of the CPU path, by its new-array execute function.
+struct FftOnCpu {
+    void (*execute)(const void* plan, const void* in, void* out);
+    const void* plan;
 };
 
 // The flops FFTW's convention counts for the transform (5 N log2 N per complex transform

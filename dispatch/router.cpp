@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "dispatch/blas3_check.h"
+#include "dispatch/fft_check.h"
 #include "dispatch/lapack_check.h"
 #include "dispatch/log.h"
 #include "gpu/blas3_executor.h"
@@ -103,9 +104,15 @@ void log_difference(const Op& op, Routine routine, const char* difference, const
     }
 }
 
-// GPUSHIM_VERIFY checks no FFT.
-Verdict not_checked() {
-    return Verdict::unchecked;
+// What `check` (a Blas3Check, LapackCheck or FftCheck, when GPUSHIM_VERIFY made one) finds of
+// the device's result; a difference is logged, with what becomes of the call (`outcome`).
+template <class Op, class Check>
+Verdict verdict_of(const Op& op, Routine routine, std::optional<Check>& check,
+                   const char* outcome) {
+    if (!check) return Verdict::unchecked;
+    const Verdict verdict = check->finish();
+    if (verdict == Verdict::differed) log_difference(op, routine, check->difference(), outcome);
+    return verdict;
 }
 
 }  // namespace
@@ -120,13 +127,7 @@ CpuReason run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part) {
     return run_and_record(
         op, routine,
         [&](gpu::Transfers& transfers) { return gpu::execute_blas3(op, cpu_part, transfers); },
-        [&] {
-            if (!check) return Verdict::unchecked;
-            const Verdict verdict = check->finish();
-            if (verdict == Verdict::differed)
-                log_difference(op, routine, check->difference(), "the CPU's result is used");
-            return verdict;
-        },
+        [&] { return verdict_of(op, routine, check, "the CPU's result is used"); },
         OnDifference::corrected);
 }
 
@@ -140,13 +141,7 @@ CpuReason run_on_gpu(const LapackOp& op, const LapackRoutine& routine) {
     return run_and_record(
         op, routine.name,
         [&](gpu::Transfers& transfers) { return gpu::execute_lapack(op, transfers); },
-        [&] {
-            if (!check) return Verdict::unchecked;
-            const Verdict verdict = check->finish();
-            if (verdict == Verdict::differed)
-                log_difference(op, routine.name, check->difference(), "the CPU computes the call");
-            return verdict;
-        },
+        [&] { return verdict_of(op, routine.name, check, "the CPU computes the call"); },
         OnDifference::recompute);
 }
 
@@ -169,12 +164,15 @@ std::unique_ptr<gpu::FftDeviceState> bind_to_device(const FftProblem& problem, R
     return nullptr;
 }
 
-CpuReason run_on_gpu(const FftOp& op, Routine routine, gpu::FftDeviceState& device) {
+CpuReason run_on_gpu(const FftOp& op, Routine routine, gpu::FftDeviceState& device, FftOnCpu cpu) {
     if (inside_device_operation) return CpuReason::inside_device_operation;
+    std::optional<FftCheck> check;
+    if (config().verify) check.emplace(op, cpu);
     return run_and_record(
         op, routine,
         [&](gpu::Transfers& transfers) { return gpu::execute_fft(op, device, transfers); },
-        not_checked, OnDifference::corrected);
+        [&] { return verdict_of(op, routine, check, "FFTW's result is used"); },
+        OnDifference::corrected);
 }
 
 }  // namespace gpushim

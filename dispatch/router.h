@@ -153,19 +153,19 @@ std::unique_ptr<gpu::FftDeviceState> bind_to_device(const FftProblem& problem, R
                                                     CpuReason& reason);
 
 // Runs one execution of a plan bound for the device; CpuReason::none when its result is in
-// op.out.
-CpuReason run_on_gpu(const FftOp& op, Routine routine, gpu::FftDeviceState& device);
+// op.out. GPUSHIM_VERIFY checks it with `cpu`.
+CpuReason run_on_gpu(const FftOp& op, Routine routine, gpu::FftDeviceState& device, FftOnCpu cpu);
 
 // `device` is the plan's device state when it is bound for the device, else nullptr and
-// `unbound` why; `cpu_call` executes FFTW's plan on the caller's arrays.
+// `unbound` why; `cpu_call` executes FFTW's plan on the caller's arrays, `cpu` on others.
 template <class CpuCall>
 void route(const FftOp& op, Routine routine, gpu::FftDeviceState* device, CpuReason unbound,
-           CpuCall&& cpu_call) {
+           CpuCall&& cpu_call, FftOnCpu cpu) {
     CpuReason reason = unbound;
     std::chrono::steady_clock::time_point tried{};
     if (device != nullptr) {
         tried = trying_device();
-        reason = run_on_gpu(op, routine, *device);
+        reason = run_on_gpu(op, routine, *device, cpu);
         if (reason == CpuReason::none) return;
     }
     forward_to_cpu(op, routine, reason, cpu_call, tried);

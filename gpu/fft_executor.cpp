@@ -19,51 +19,6 @@
 namespace gpushim::gpu {
 namespace {
 
-// One side (input or output) of a transform in the caller's memory, in the packed order
-// of the device interface: the batch dimensions, then the transform's, the last fastest.
-struct StridedArray {
-    std::byte* base;
-    std::size_t element;  // bytes of one real or complex number
-    std::vector<int64_t> extent;
-    std::vector<int64_t> stride;  // in elements
-
-    int64_t row_length() const { return extent.back(); }
-    uint64_t count() const {
-        uint64_t total = 1;
-        for (int64_t e : extent) total *= static_cast<uint64_t>(e);
-        return total;
-    }
-    std::size_t bytes() const { return static_cast<std::size_t>(count()) * element; }
-
-    // The host address of the packed row `row`.
-    std::byte* row_address(uint64_t row) const {
-        int64_t offset = 0;
-        for (std::size_t d = extent.size() - 1; d-- > 0;) {
-            const auto length = static_cast<uint64_t>(extent[d]);
-            offset += static_cast<int64_t>(row % length) * stride[d];
-            row /= length;
-        }
-        return base + offset * static_cast<std::ptrdiff_t>(element);
-    }
-};
-
-StridedArray strided_array(const FftProblem& problem, bool input, const void* array) {
-    const std::size_t real = problem.single ? sizeof(float) : sizeof(double);
-    const bool complex = input ? problem.kind != FftKind::r2c : problem.kind != FftKind::c2r;
-    // The complex side of a real transform holds the half spectrum in the last dimension.
-    const bool half_spectrum = complex && problem.kind != FftKind::c2c;
-    StridedArray side{
-        static_cast<std::byte*>(const_cast<void*>(array)), complex ? 2 * real : real, {}, {}};
-    for (const auto* dimensions : {&problem.howmany, &problem.dims}) {
-        for (const FftDimension& d : *dimensions) {
-            side.extent.push_back(d.n);
-            side.stride.push_back(input ? d.is : d.os);
-        }
-    }
-    if (half_spectrum) side.extent.back() = side.extent.back() / 2 + 1;
-    return side;
-}
-
 // Moves `bytes` between the caller's memory and packed memory, in the copy's direction.
 template <bool kGather>
 void move_bytes(std::byte* host, std::byte* packed, std::size_t bytes) {

@@ -74,20 +74,58 @@ typename fftw::Types<Real>::Plan fftw_plan_of(const FftwPlan& plan) {
     return static_cast<typename fftw::Types<Real>::Plan>(plan.cpu_plan);
 }
 
+// FFTW's plan of the CPU path executed on arrays other than the caller's (GPUSHIM_VERIFY's
+// check), by the new-array execute function of its transform.
+template <class Real>
+void execute_on_other_arrays(const void* p, const void* in, void* out) {
+    using Plan = typename fftw::Types<Real>::Plan;
+    using Complex = typename fftw::Types<Real>::C;
+    constexpr bool kSingle = std::is_same_v<Real, float>;
+    static CpuFunction<void(Plan, Complex*, Complex*)> c2c(kSingle ? "fftwf_execute_dft"
+                                                                   : "fftw_execute_dft");
+    static CpuFunction<void(Plan, Real*, Complex*)> r2c(kSingle ? "fftwf_execute_dft_r2c"
+                                                                : "fftw_execute_dft_r2c");
+    static CpuFunction<void(Plan, Complex*, Real*)> c2r(kSingle ? "fftwf_execute_dft_c2r"
+                                                                : "fftw_execute_dft_c2r");
+    const FftwPlan& plan = *static_cast<const FftwPlan*>(p);
+    void* input = const_cast<void*>(in);
+    switch (plan.problem.kind) {
+        case FftKind::c2c:
+            return c2c.get()(fftw_plan_of<Real>(plan), static_cast<Complex*>(input),
+                             static_cast<Complex*>(out));
+        case FftKind::r2c:
+            return r2c.get()(fftw_plan_of<Real>(plan), static_cast<Real*>(input),
+                             static_cast<Complex*>(out));
+        case FftKind::c2r:
+            return c2r.get()(fftw_plan_of<Real>(plan), static_cast<Complex*>(input),
+                             static_cast<Real*>(out));
+        default:  // split arrays and r2r never reach the device
+            return;
+    }
+}
+
+template <class Real>
+FftOnCpu fftw_on_other_arrays(const FftwPlan& plan) {
+    return {&execute_on_other_arrays<Real>, &plan};
+}
+
 template <class Real, class Function>
 void execute_planned(CpuFunction<Function>& cpu, typename fftw::Types<Real>::Plan p) {
     FftwPlan* plan = shim_plan(p);
     if (plan == nullptr) return cpu.get()(p);
-    route(FftOp{&plan->problem, plan->in, plan->out}, plan->routine, plan->device.get(),
-          plan->unbound, [&] { cpu.get()(fftw_plan_of<Real>(*plan)); });
+    route(
+        FftOp{&plan->problem, plan->in, plan->out}, plan->routine, plan->device.get(),
+        plan->unbound, [&] { cpu.get()(fftw_plan_of<Real>(*plan)); },
+        fftw_on_other_arrays<Real>(*plan));
 }
 
 template <class Real, class Function, class In, class Out>
 void execute_new(CpuFunction<Function>& cpu, typename fftw::Types<Real>::Plan p, In* in, Out* out) {
     FftwPlan* plan = shim_plan(p);
     if (plan == nullptr) return cpu.get()(p, in, out);
-    route(FftOp{&plan->problem, in, out}, plan->routine, plan->device.get(), plan->unbound,
-          [&] { cpu.get()(fftw_plan_of<Real>(*plan), in, out); });
+    route(
+        FftOp{&plan->problem, in, out}, plan->routine, plan->device.get(), plan->unbound,
+        [&] { cpu.get()(fftw_plan_of<Real>(*plan), in, out); }, fftw_on_other_arrays<Real>(*plan));
 }
 
 template <class Real, class Function, class... Args>

@@ -54,7 +54,9 @@ int run_info() {
     std::printf("GPUSHIM_DISABLE: %s\n", settings.disabled ? "1 (everything on the CPU)" : "0");
     std::printf(
         "GPUSHIM_VERIFY: %s\n",
-        settings.verify ? "1 (each Level-3 BLAS call the GPU computed checked on the CPU)" : "0");
+        settings.verify
+            ? "1 (each BLAS call, FFT and main LAPACK call the GPU computed, checked on the CPU)"
+            : "0");
     std::printf("GPUSHIM_BACKEND: %s\n", settings.backend.c_str());
     std::printf("GPUSHIM_DEVICE: %s\n", device_setting(settings.device).c_str());
     std::printf("GPUSHIM_COPY_THREADS: %u\n", settings.copy_threads);

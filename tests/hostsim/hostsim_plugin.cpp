@@ -10,9 +10,9 @@
 // for more: GPUSHIM_GPU_MEMORY set to the capacity); GPUSHIM_HOSTSIM_NAN_PIVOT=1 makes POTRF
 // and POSV leave a NaN as the factor's last diagonal entry with INFO = 0, as a device
 // library may carry a NaN through (a test that the host does not deliver such factors);
-// GPUSHIM_HOSTSIM_WRONG_EVERY=N makes every N-th Level-3 BLAS operation, and of the LAPACK
-// operations GPUSHIM_VERIFY checks, change the first element of its result (a test of
-// GPUSHIM_VERIFY).
+// GPUSHIM_HOSTSIM_WRONG_EVERY=N makes every N-th Level-3 BLAS operation, FFT execution, and
+// LAPACK operation of the kinds GPUSHIM_VERIFY checks, change the first element of its result
+// (a test of GPUSHIM_VERIFY).
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -868,16 +868,19 @@ class FftwPlan final : public HostFftPlan {
             case GPUSHIM_FFT_C2C:
                 fftw_.execute_dft(in == out ? in_place_plan_ : plan_, static_cast<Complex*>(in),
                                   static_cast<Complex*>(out));
-                return kOk;
+                break;
             case GPUSHIM_FFT_R2C:
                 fftw_.execute_r2c(plan_, static_cast<R*>(in), static_cast<Complex*>(out));
-                return kOk;
+                break;
             case GPUSHIM_FFT_C2R:
                 if (!hermitian_ends(static_cast<const Complex*>(in))) return kNotHermitian;
                 fftw_.execute_c2r(plan_, static_cast<Complex*>(in), static_cast<R*>(out));
-                return kOk;
+                break;
+            default:
+                return kUnsupported;
         }
-        return kUnsupported;
+        make_wrong_on_request(static_cast<R*>(out));
+        return kOk;
     }
 
   private:

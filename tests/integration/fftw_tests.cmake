@@ -3,17 +3,19 @@
 # shim, GPUSHIM_FAIL_EVERY and GPUSHIM_SYSTEM_PYTHON it uses. Each client checks its results
 # against FFTW or numpy.fft; run_fftw.py then reads the report (see its docstring):
 #
-#   fftw_matrix_relinked[_faults,_small_device,_memory_limit,_sub_batches[_faults]]
+#   fftw_matrix_relinked[_faults,_small_device,_memory_limit,_sub_batches[_faults],_verify]
 #                                  fftw_matrix.c,
 #                                  linked -lgpushim -lfftw3 -lfftw3f: every planner form of
 #                                  fftw3.h in both precisions vs FFTW itself (sub_batches: its
-#                                  batches computed in sub-batches, tails included)
+#                                  batches computed in sub-batches, tails included; verify:
+#                                  GPUSHIM_VERIFY finds wrong device results, FFTW's replace them)
 #   fftw_wisdom_relinked           fftw_wisdom.c: FFTW's wisdom of the transforms the shim
 #                                  planned for the device without FFTW's search, in the
 #                                  process and exported to one without the shim
 #   fftw_legacy_relinked[_faults]  fftw_legacy.f90: the legacy Fortran API (dfftw_, sfftw_)
 #   pyfftw_{debian,venv}[_faults]  pyfftw_check.py: Debian's pyFFTW, and pip's in the venv
-#                                  (with its bundled FFTW), under LD_PRELOAD
+#   pyfftw_venv_verify             (with its bundled FFTW), under LD_PRELOAD (verify: as
+#                                  fftw_matrix's)
 #   fftw_exports                   check_fftw_exports.py: the shim exports FFTW's plan
 #                                  functions, and no other FFTW name
 #
@@ -47,6 +49,12 @@ if(GPUSHIM_FFTW_INCLUDE_DIR AND GPUSHIM_FFTW3_LIBRARY AND GPUSHIM_FFTW3F_LIBRARY
     TIMEOUT 300
     COMMAND ${here}/run_fftw.py --shim ${shim} --gpu ${fftw_offloaded} --cpu ${fftw_on_cpu}
             --fail-every ${GPUSHIM_FAIL_EVERY} --fallbacks ${fftw_offloaded}
+            -- $<TARGET_FILE:gpushim_fftw_matrix>)
+  # GPUSHIM_VERIFY=1: every execution checked against FFTW; on hostsim every 7th device
+  # result made wrong, found, and replaced by FFTW's (the program's own checks still pass).
+  gpushim_integration_test(NAME fftw_matrix_relinked_verify LABELS "fftw;relink;verify"
+    TIMEOUT 300
+    COMMAND ${here}/run_fftw.py --shim ${shim} --gpu ${fftw_offloaded} --verify --wrong-every 7
             -- $<TARGET_FILE:gpushim_fftw_matrix>)
   # GPUSHIM_PANEL_BYTES=3000: the program's batches computed in sub-batches, of one transform
   # where a transform has more than 1500 bytes (100 complex doubles), else of several and a
@@ -145,6 +153,11 @@ foreach(flavour IN ITEMS debian venv)
     COMMAND ${pyfftw_run} --fail-every ${GPUSHIM_FAIL_EVERY} -- ${python}
             ${here}/pyfftw_check.py)
 endforeach()
+# GPUSHIM_VERIFY through the wheel's bundled FFTW, whose new-array execute functions the
+# check calls.
+gpushim_integration_test(NAME pyfftw_venv_verify LABELS "fftw;pyfftw;verify" TIMEOUT 300
+  COMMAND ${here}/run_fftw.py --shim ${shim} --preload --gpu ${fftw_offloaded} --verify
+          --wrong-every 7 -- ${pyfftw_python_venv} ${here}/pyfftw_check.py)
 
 # a header or library not found reaches the script as a missing path: it skips (77)
 gpushim_integration_test(NAME fftw_exports LABELS "fftw;exports" TIMEOUT 60

@@ -4,7 +4,7 @@
   run_fftw.py --shim build/libgpushim.so [--preload] [--fail-every 7] --gpu R,R,...
               [--cpu R,R,...] [--fallbacks R,R,...]
               [--device-memory BYTES | --memory-limit BYTES] [--partly-on-cpu R,R,...]
-              [--panel-bytes BYTES] -- PROGRAM ARGS...
+              [--panel-bytes BYTES] [--verify [--wrong-every N]] -- PROGRAM ARGS...
 
 Runs PROGRAM as run_program.py does (linked against the shim, or with --preload under
 LD_PRELOAD; GPUSHIM_BACKEND the backend under test, GPUSHIM_THRESHOLD=0, GPUSHIM_REPORT in a
@@ -26,6 +26,11 @@ report, summed over its processes, shows:
                report work areas, the plugin's share counts too.
   --panel-bytes  GPUSHIM_PANEL_BYTES: batches larger than this many bytes are computed in
                sub-batches (a small value splits the program's batches, tails included).
+  --verify     GPUSHIM_VERIFY=1: each routine in --gpu must show executions checked, and none
+               may differ; with --wrong-every N on the host-simulated device, every N-th
+               device result is changed (GPUSHIM_HOSTSIM_WRONG_EVERY), which the check must
+               find and replace by FFTW's: the program's checks still pass and some execution
+               differed.
 Without --fail-every no execution may fall back (shimtest.check_report): hostsim, for one,
 rejects a C2R input that is not Hermitian.
 """
@@ -58,6 +63,8 @@ def main() -> int:
     ap.add_argument("--memory-limit", type=int, default=0)
     ap.add_argument("--partly-on-cpu", type=names, default=[])
     ap.add_argument("--panel-bytes", type=int, default=0)
+    ap.add_argument("--verify", action="store_true")
+    ap.add_argument("--wrong-every", type=int, default=0, help="hostsim only; with --verify")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     cmd = st.program_command(args.cmd)
@@ -74,11 +81,17 @@ def main() -> int:
                               "GPUSHIM_HOSTSIM_MEMORY_STRICT": "1"})
         if args.panel_bytes:
             extra["GPUSHIM_PANEL_BYTES"] = str(args.panel_bytes)
+        wrong = args.verify and args.wrong_every > 0 and st.test_backend() == "hostsim"
+        if args.verify:
+            extra["GPUSHIM_VERIFY"] = "1"
+        if wrong:
+            extra["GPUSHIM_HOSTSIM_WRONG_EVERY"] = str(args.wrong_every)
         env = st.make_env(shim, tmp, preload=args.preload, fail_every=args.fail_every,
                           extra=extra)
         # cmd[-1]: the script, where PROGRAM is an interpreter (pyfftw_check.py)
         problems = st.run_checking_program(cmd, env, tmp, name=os.path.basename(cmd[-1]))
-        problems += st.check_reports(tmp, gpu=args.gpu, faults=args.fail_every > 0)
+        problems += st.check_reports(tmp, gpu=args.gpu, faults=args.fail_every > 0,
+                                     checked=args.verify, differences=wrong)
         if st.report_files(tmp) and args.partly_on_cpu:
             report = st.load_reports(tmp)
             placed = {where: sum(report.get(name, {}).get(where, 0) for name in args.partly_on_cpu)
