@@ -260,13 +260,13 @@ std::optional<Finding> check_potrf(const LapackOp& op, CpuPart blas, const Dense
     return found;
 }
 
-// Applies A = P L U (GETRS, GESV; its transpose for trans 'T', 'C'), L L^H (U^H U) (POTRS,
-// POSV) or op(T) (TRTRS), given by `factors`, to `w`.
+// Applies A = P L U (GETRS, GESV, GETRI; its transpose for GETRS's trans 'T', 'C'), L L^H
+// (U^H U) (POTRS, POSV, POTRI) or op(T) (TRTRS), given by `factors`, to `w`.
 template <class T>
 bool apply_factored(const LapackOp& op, CpuPart blas, const Dense<T>& factors, Dense<T>& w) {
     if (op.kind == GPUSHIM_TRTRS) return trmm(blas, op.uplo, op.trans, op.diag, factors, w);
-    if (op.kind == GPUSHIM_GETRS || op.kind == GPUSHIM_GESV) {
-        const char trans = op.kind == GPUSHIM_GESV ? 'N' : op.trans;
+    if (op.kind == GPUSHIM_GETRS || op.kind == GPUSHIM_GESV || op.kind == GPUSHIM_GETRI) {
+        const char trans = op.kind == GPUSHIM_GETRS ? op.trans : 'N';
         if (trans == 'N') {
             return trmm(blas, 'U', 'N', 'N', factors, w) && trmm(blas, 'L', 'N', 'U', factors, w) &&
                    interchange(op, op.n, w, false);
@@ -306,6 +306,37 @@ std::optional<Finding> check_solve_with_factors(const LapackOp& op, CpuPart blas
                             static_cast<double>(op.n) * std::real(scale.data[e]) * epsilon<T>()),
                    "max |b - A x| / (n |L| |U| |x| eps), A from its factors");
     }
+    return found;
+}
+
+// GETRI, POTRI, TRTRI: ||A X - I|| / (n ||A|| ||X|| eps) for the inverse X the device left in
+// A's place, with A from the factors it was given (T itself for TRTRI; X Hermitian from its
+// triangle for POTRI, triangular for TRTRI, with a unit diagonal for diag 'U').
+template <class T>
+std::optional<Finding> check_inverse(const LapackOp& op, CpuPart blas, const Dense<T>& factors) {
+    const int64_t n = op.n;
+    const Dense<T> stored = load<T>(op.a, op.lda, n, n);
+    Dense<T> inverse = op.kind == GPUSHIM_POTRI   ? hermitian(stored, op.uplo)
+                       : op.kind == GPUSHIM_TRTRI ? triangle(stored, op.uplo)
+                                                  : stored;
+    Dense<T> original = identity<T>(n);
+    if (op.kind == GPUSHIM_TRTRI) {
+        original = triangle(factors, op.uplo);
+        if (op.diag == 'U') {
+            for (int64_t i = 0; i < n; ++i) {
+                original(i, i) = T(1);
+                inverse(i, i) = T(1);
+            }
+        }
+    } else if (!apply_factored(op, blas, factors, original)) {
+        return std::nullopt;
+    }
+    Dense<T> residual = identity<T>(n);
+    if (!gemm(blas, 'N', 'N', 1.0, original, inverse, -1.0, residual)) return std::nullopt;
+    Finding found;
+    found.take(ratio<T>(norm_one(residual), static_cast<double>(n) * norm_one(original) *
+                                                norm_one(inverse) * epsilon<T>()),
+               "||A X - I|| / (n ||A|| ||X|| eps)");
     return found;
 }
 
@@ -405,6 +436,60 @@ std::optional<Finding> check_svd(const LapackOp& op, CpuPart blas, const Dense<T
     return found;
 }
 
+// GEEV with right eigenvectors: ||A V - V W|| / (n ||A|| ||V|| eps) and each eigenvector's
+// unit 2-norm, max | ||v|| - 1 | / (n eps). Real: W from WR and WI, a complex pair's vector
+// v = V(:, j) + i V(:, j + 1) for WI(j) > 0 = -WI(j + 1) (LAPACK's convention; a device
+// that breaks it fails the check).
+template <class T>
+std::optional<Finding> check_nonsymmetric_eigen(const LapackOp& op, CpuPart blas,
+                                                const Dense<T>& a) {
+    const int64_t n = op.n;
+    const Dense<T> vectors = load<T>(op.u, op.ldu, n, n);
+    Dense<T> residual(n, n);
+    if (!gemm(blas, 'N', 'N', 1.0, a, vectors, 0.0, residual)) return std::nullopt;
+    const auto column_norm = [&](int64_t j) {
+        double sum = 0;
+        for (int64_t i = 0; i < n; ++i) sum += std::norm(vectors(i, j));
+        return sum;
+    };
+    Finding found;
+    double worst_norm = 0;
+    for (int64_t j = 0; j < n; ++j) {
+        if constexpr (std::is_floating_point_v<T>) {
+            const T re = static_cast<const T*>(op.w)[j];
+            const T im = static_cast<const T*>(op.wi)[j];
+            if (im == 0) {
+                for (int64_t i = 0; i < n; ++i) residual(i, j) -= re * vectors(i, j);
+                worst_norm = std::max(worst_norm, std::fabs(std::sqrt(column_norm(j)) - 1));
+                continue;
+            }
+            if (im < 0 || j + 1 == n || static_cast<const T*>(op.wi)[j + 1] != -im) {
+                found.take(std::numeric_limits<double>::infinity(),
+                           "WI's complex conjugate pairs, as LAPACK orders them");
+                return found;
+            }
+            for (int64_t i = 0; i < n; ++i) {
+                const T real_part = vectors(i, j), imaginary_part = vectors(i, j + 1);
+                residual(i, j) -= re * real_part - im * imaginary_part;
+                residual(i, j + 1) -= im * real_part + re * imaginary_part;
+            }
+            worst_norm =
+                std::max(worst_norm, std::fabs(std::sqrt(column_norm(j) + column_norm(j + 1)) - 1));
+            ++j;
+        } else {
+            const T value = static_cast<const T*>(op.w)[j];
+            for (int64_t i = 0; i < n; ++i) residual(i, j) -= value * vectors(i, j);
+            worst_norm = std::max(worst_norm, std::fabs(std::sqrt(column_norm(j)) - 1));
+        }
+    }
+    found.take(ratio<T>(norm_one(residual),
+                        static_cast<double>(n) * norm_one(a) * norm_one(vectors) * epsilon<T>()),
+               "||A V - V W|| / (n ||A|| ||V|| eps)");
+    found.take(ratio<T>(worst_norm, static_cast<double>(n) * epsilon<T>()),
+               "max | ||v|| - 1 | / (n eps)");
+    return found;
+}
+
 // Whether the check reads A as the caller passed it, which the device overwrites (the solves
 // with given factors only read theirs), and B.
 bool reads_a(const LapackOp& op) {
@@ -464,6 +549,12 @@ std::optional<Finding> ratios_of(const LapackOp& op, CpuPart blas,
             return check_eigen(op, blas, packed(a_bytes, rows, op.n));
         case GPUSHIM_GESVD:
             return check_svd(op, blas, packed(a_bytes, rows, op.n));
+        case GPUSHIM_GETRI:
+        case GPUSHIM_POTRI:
+        case GPUSHIM_TRTRI:
+            return check_inverse(op, blas, packed(a_bytes, rows, op.n));
+        case GPUSHIM_GEEV:
+            return check_nonsymmetric_eigen(op, blas, packed(a_bytes, rows, op.n));
         default:
             return std::nullopt;
     }
@@ -512,9 +603,13 @@ bool lapack_checked(const LapackOp& op) {
         case GPUSHIM_GETRS:
         case GPUSHIM_POTRS:
         case GPUSHIM_TRTRS:
+        case GPUSHIM_GETRI:
+        case GPUSHIM_POTRI:
+        case GPUSHIM_TRTRI:
             return true;
         case GPUSHIM_SYEVD:
         case GPUSHIM_SYEVR:
+        case GPUSHIM_GEEV:
             return op.jobz == 'V';
         case GPUSHIM_GESVD:
             return op.m >= op.n && op.jobu != 'N' && op.jobvt != 'N';
@@ -567,8 +662,10 @@ Verdict LapackCheck::finish() {
     std::snprintf(difference_, sizeof difference_, "%s = %.3g (at most %g)", found->what,
                   found->ratio, kRatioLimit);
     const std::size_t element = element_size(op_.precision);
-    // POTRF and POSV read and write one triangle: another thread may own the other.
-    const bool triangle = op_.kind == GPUSHIM_POTRF || op_.kind == GPUSHIM_POSV;
+    // POTRF, POSV, POTRI and TRTRI read and write one triangle: another thread may own the
+    // other.
+    const bool triangle = op_.kind == GPUSHIM_POTRF || op_.kind == GPUSHIM_POSV ||
+                          op_.kind == GPUSHIM_POTRI || op_.kind == GPUSHIM_TRTRI;
     if (reads_a(op_))
         copy_packed(a_.data(), static_cast<std::byte*>(op_.a), op_.lda, a_rows(op_), op_.n, element,
                     true, triangle ? op_.uplo : 'A');

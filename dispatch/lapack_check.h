@@ -11,11 +11,13 @@
 //                                  the pairs found (not whether the range asked for them)
 //   GESVD, GESDD (both U and V^T)  ||A - U S V^T|| / (max(m, n) ||A|| eps), and U's and V^T's
 //                                  orthonormality (every column of a whole U)
+//   GETRI, POTRI, TRTRI            ||A X - I|| / (n ||A|| ||X|| eps), A from the factors given
+//   GEEV (right eigenvectors)      ||A V - V W|| / (n ||A|| ||V|| eps), max | ||v|| - 1 | / (n eps)
 // in 1-norms. A correct result gives ratios of order 1 (LAPACK's testers fail a ratio of
 // 30); a ratio beyond kRatioLimit fails the check: the inputs the device overwrote are put
 // back from copies and the CPU library computes the call. Other routines and jobs (no
-// eigenvectors, GEQRF, the inverses, SYGVD, GEEV, the least-squares drivers) are not
-// checked.
+// eigenvectors, GEQRF, ORGQR, ORMQR, SYGVD, the symmetric indefinite ones, the least-squares
+// drivers) are not checked.
 #pragma once
 
 #include <cstddef>

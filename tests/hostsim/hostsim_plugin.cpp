@@ -737,9 +737,15 @@ int run_lapack_on_request_wrong(const gpushim_lapack_op& op) {
         case GPUSHIM_GESVD:
             make_wrong_on_request(static_cast<T*>(op.jobu == 'O' ? op.a : op.u));
             break;
+        case GPUSHIM_GEEV:
+            if (op.jobz == 'V') make_wrong_on_request(static_cast<T*>(op.u));
+            break;
         case GPUSHIM_GETRF:
         case GPUSHIM_POTRF:
         case GPUSHIM_SYEVD:
+        case GPUSHIM_GETRI:
+        case GPUSHIM_POTRI:
+        case GPUSHIM_TRTRI:
             make_wrong_on_request(static_cast<T*>(op.a));
             break;
         default:

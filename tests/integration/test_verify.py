@@ -10,7 +10,10 @@ assume_a='pos' (POSV), eigh (SYEVD/HEEVD with eigenvectors), svd full and econom
 A, S) and with lapack_driver='gesvd' (GESVD), SciPy's eigh whole and of 10 eigenpairs
 (SYEVR/HEEVR), solve_triangular upper, lower transposed, upper conjugate-transposed
 (TRTRS), lu of a tall and a wide matrix (GETRF m > n,
-m < n) and svd of the tall one (a whole U, m > n), each checked against a BLAS-free residual,
+m < n) and svd of the tall one (a whole U, m > n), SciPy's inv of a diagonally dominant
+matrix (GETRI), LAPACK's potri lower
+and upper (POTRI) and trtri upper and unit lower (TRTRI), and NumPy's eig (GEEV, with complex
+pairs in the real precisions), each checked against a BLAS-free residual,
 under LD_PRELOAD=<shim>, GPUSHIM_THRESHOLD=0, GPUSHIM_VERIFY=1:
   - the backend under test: results right; every routine above checked (verified > 0) and
     none differed, in double and complex double, and in the single precisions where the
@@ -37,6 +40,13 @@ bad = []
 
 def mv(a, x):  # a @ x without BLAS
     return np.einsum("ij,jk->ik", a, x, optimize=False)
+
+def expect_normwise(name, a, x, b, dt):
+    # backward error of an eigensolver: ||A x - b|| <= c n eps ||A|| ||x||
+    err = np.linalg.norm(mv(a, x) - b)
+    bound = 64 * n * np.finfo(dt).eps * np.linalg.norm(a) * np.linalg.norm(x)
+    if not err <= bound:
+        bad.append(f"{name} {np.dtype(dt).name}: error {err:.3g}, bound {bound:.3g}")
 
 def expect(name, a, x, b, dt):
     # backward error |A x - b| <= c n eps |A| |x|, entry by entry
@@ -79,6 +89,26 @@ for dt in (np.float64, np.float32, np.complex128, np.complex64):
         expect(f"svd full={full}", a, vt.conj().T, u[:, :n] * sv, dt)
     u, sv, vt = sl.svd(a, lapack_driver="gesvd")
     expect("svd gesvd", a, vt.conj().T, u * sv, dt)
+    eye = np.eye(n, dtype=dt)
+    # The inverses' ratio is normwise, n eps ||A|| ||X||: a well-conditioned matrix, so that
+    # in single precision a changed element is beyond it.
+    dominant = a + n * eye
+    expect("inv", dominant, sl.inv(dominant), eye, dt)
+    potri = sl.get_lapack_funcs("potri", (s,))
+    for lower in (True, False):
+        inverse, info = potri(sl.cho_factor(s, lower=lower)[0], lower=lower)
+        half = np.tril(inverse) if lower else np.triu(inverse)
+        whole = half + np.conj(half.T) - np.diag(np.diag(half).real).astype(dt)
+        expect(f"potri lower={lower}", s, whole, eye, dt)
+    trtri = sl.get_lapack_funcs("trtri", (t,))
+    inverse, info = trtri(t, lower=0, unitdiag=0)
+    expect("trtri upper", t, np.triu(inverse), eye, dt)
+    unit = np.tril(a, -1) / n + eye
+    stored = unit + 4 * eye  # a unit triangle's diagonal is not read
+    inverse, info = trtri(stored, lower=1, unitdiag=1)
+    expect("trtri unit lower", unit, np.tril(inverse, -1) + eye, eye, dt)
+    w, v = np.linalg.eig(a)
+    expect_normwise("eig", a, v, v * w, dt)
     tall = rand(n + 40, n)
     for name, t in (("lu tall", tall), ("lu wide", tall.T.copy())):
         p, l, u = sl.lu(t)
@@ -93,7 +123,7 @@ print("RESULTS", "WRONG" if bad else "OK")
 '''
 
 CHECKED = ["gesv", "getrf", "getrs", "potrf", "potrs", "posv", "syevd|heevd", "gesdd", "gesvd",
-           "syevr|heevr", "trtrs"]
+           "syevr|heevr", "trtrs", "getri", "potri", "trtri", "geev"]
 
 
 def routines(prefix: str) -> list[str]:
