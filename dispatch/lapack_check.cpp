@@ -490,17 +490,155 @@ std::optional<Finding> check_nonsymmetric_eigen(const LapackOp& op, CpuPart blas
     return found;
 }
 
+// Q = H(1) H(2) ... H(k) of LAPACK's elementary reflectors H(i) = I - tau(i) v(i) v(i)^H,
+// v(i) with zeros above row i, a 1 in it, and below it column i of `reflectors` (an order x k
+// matrix, GEQRF's output below its diagonal): applied to c, blocks of reflectors at a time as
+// I - V S V^H (S upper triangular, LAPACK's xLARFT), by the CPU library's GEMM.
+template <class T>
+class Reflectors {
+  public:
+    static constexpr int64_t kBlock = 64;
+
+    Reflectors(const Dense<T>& reflectors, const void* tau, int64_t k)
+        : v_(reflectors), tau_(static_cast<const T*>(tau)), k_(k) {}
+
+    // c := op(Q) c ('L') or c op(Q) ('R'); op(Q) = Q^H for `adjoint`.
+    bool apply(CpuPart blas, char side, bool adjoint, Dense<T>& c) const {
+        const int64_t blocks = (k_ + kBlock - 1) / kBlock;
+        // Q c and c Q^H take the blocks last to first; Q^H c and c Q first to last.
+        const bool last_first = (side == 'L') != adjoint;
+        for (int64_t b = 0; b < blocks; ++b) {
+            const int64_t first = (last_first ? blocks - 1 - b : b) * kBlock;
+            if (!apply_block(blas, first, std::min(kBlock, k_ - first), side, adjoint, c))
+                return false;
+        }
+        return true;
+    }
+
+  private:
+    bool apply_block(CpuPart blas, int64_t first, int64_t count, char side, bool adjoint,
+                     Dense<T>& c) const {
+        const int64_t order = v_.rows;
+        Dense<T> v(order, count);
+        for (int64_t j = 0; j < count; ++j) {
+            v(first + j, j) = T(1);
+            for (int64_t i = first + j + 1; i < order; ++i) v(i, j) = v_(i, first + j);
+        }
+        // S(0:j, j) = -tau(j) S(0:j, 0:j) (V^H V)(0:j, j), S(j, j) = tau(j).
+        Dense<T> gram(count, count);
+        if (!gemm(blas, 'C', 'N', 1.0, v, v, 0.0, gram)) return false;
+        Dense<T> s(count, count);
+        for (int64_t j = 0; j < count; ++j) {
+            const T tau = tau_[first + j];
+            for (int64_t i = 0; i < j; ++i) {
+                T sum = T(0);
+                for (int64_t l = i; l < j; ++l) sum += s(i, l) * gram(l, j);
+                s(i, j) = -tau * sum;
+            }
+            s(j, j) = tau;
+        }
+        const char s_op = adjoint ? 'C' : 'N';
+        if (side == 'L') {  // c -= V op(S) (V^H c)
+            Dense<T> w(count, c.cols), sw(count, c.cols);
+            return gemm(blas, 'C', 'N', 1.0, v, c, 0.0, w) &&
+                   gemm(blas, s_op, 'N', 1.0, s, w, 0.0, sw) &&
+                   gemm(blas, 'N', 'N', -1.0, v, sw, 1.0, c);
+        }
+        Dense<T> w(c.rows, count), ws(c.rows, count);  // c -= (c V) op(S) V^H
+        return gemm(blas, 'N', 'N', 1.0, c, v, 0.0, w) &&
+               gemm(blas, 'N', s_op, 1.0, w, s, 0.0, ws) &&
+               gemm(blas, 'N', 'C', -1.0, ws, v, 1.0, c);
+    }
+
+    const Dense<T>& v_;
+    const T* tau_;
+    int64_t k_;
+};
+
+// GEQRF: ||A - Q R|| / (max(m, n) ||A|| eps) and ||I - Q1^H Q1|| / (min(m, n) eps) for Q's
+// first min(m, n) columns Q1, Q from the reflectors and tau the device left.
+template <class T>
+std::optional<Finding> check_geqrf(const LapackOp& op, CpuPart blas, const Dense<T>& a) {
+    const int64_t m = op.m, n = op.n, k = std::min(m, n);
+    const Dense<T> factors = load<T>(op.a, op.lda, m, n);
+    const Reflectors<T> q(factors, op.tau, k);
+    Dense<T> product(m, n);  // R, then Q R
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t i = 0; i <= std::min(j, m - 1); ++i) product(i, j) = factors(i, j);
+    Dense<T> first_columns(m, k);
+    for (int64_t i = 0; i < k; ++i) first_columns(i, i) = T(1);
+    if (!q.apply(blas, 'L', false, product) || !q.apply(blas, 'L', false, first_columns))
+        return std::nullopt;
+    for (std::size_t e = 0; e < product.data.size(); ++e) product.data[e] -= a.data[e];
+    const std::optional<double> orthonormal = orthonormality(blas, first_columns, false);
+    if (!orthonormal) return std::nullopt;
+    Finding found;
+    found.take(ratio<T>(norm_one(product),
+                        static_cast<double>(std::max(m, n)) * norm_one(a) * epsilon<T>()),
+               "||A - Q R|| / (max(m, n) ||A|| eps)");
+    found.take(*orthonormal, "||I - Q1^H Q1|| / (min(m, n) eps)");
+    return found;
+}
+
+// ORGQR: ||Q - Q_cpu|| / (m eps), Q_cpu the first n columns of the product of the k reflectors
+// given (computed here), and ||I - Q^H Q|| / (n eps).
+template <class T>
+std::optional<Finding> check_orgqr(const LapackOp& op, CpuPart blas, const Dense<T>& a) {
+    const int64_t m = op.m, n = op.n;
+    const Dense<T> computed = load<T>(op.a, op.lda, m, n);
+    Dense<T> expected(m, n);
+    for (int64_t i = 0; i < n; ++i) expected(i, i) = T(1);
+    if (!Reflectors<T>(a, op.tau, op.k).apply(blas, 'L', false, expected)) return std::nullopt;
+    for (std::size_t e = 0; e < expected.data.size(); ++e) expected.data[e] -= computed.data[e];
+    const std::optional<double> orthonormal = orthonormality(blas, computed, false);
+    if (!orthonormal) return std::nullopt;
+    Finding found;
+    found.take(ratio<T>(norm_one(expected), static_cast<double>(m) * epsilon<T>()),
+               "||Q - Q_cpu|| / (m eps)");
+    found.take(*orthonormal, "||I - Q^H Q|| / (n eps)");
+    return found;
+}
+
+// ORMQR: ||C_device - C_cpu|| / (max(m, n) ||C|| eps), C_cpu = op(Q) C or C op(Q) computed
+// here from the reflectors given.
+template <class T>
+std::optional<Finding> check_ormqr(const LapackOp& op, CpuPart blas, const Dense<T>& c) {
+    const int64_t order = op.side == 'L' ? op.m : op.n;
+    const Dense<T> reflectors = load<T>(op.a, op.lda, order, op.k);
+    Dense<T> expected = c;
+    if (!Reflectors<T>(reflectors, op.tau, op.k).apply(blas, op.side, op.trans != 'N', expected))
+        return std::nullopt;
+    const Dense<T> computed = load<T>(op.b, op.ldb, op.m, op.n);
+    for (std::size_t e = 0; e < expected.data.size(); ++e) expected.data[e] -= computed.data[e];
+    Finding found;
+    found.take(ratio<T>(norm_one(expected),
+                        static_cast<double>(std::max(op.m, op.n)) * norm_one(c) * epsilon<T>()),
+               "||C - C_cpu|| / (max(m, n) ||C|| eps)");
+    return found;
+}
+
 // Whether the check reads A as the caller passed it, which the device overwrites (the solves
 // with given factors only read theirs), and B.
 bool reads_a(const LapackOp& op) {
-    return op.kind != GPUSHIM_GETRS && op.kind != GPUSHIM_POTRS && op.kind != GPUSHIM_TRTRS;
+    return op.kind != GPUSHIM_GETRS && op.kind != GPUSHIM_POTRS && op.kind != GPUSHIM_TRTRS &&
+           op.kind != GPUSHIM_ORMQR;
 }
 bool reads_b(const LapackOp& op) {
     return op.kind == GPUSHIM_GESV || op.kind == GPUSHIM_POSV || op.kind == GPUSHIM_GETRS ||
-           op.kind == GPUSHIM_POTRS || op.kind == GPUSHIM_TRTRS;
+           op.kind == GPUSHIM_POTRS || op.kind == GPUSHIM_TRTRS || op.kind == GPUSHIM_ORMQR;
 }
 int64_t a_rows(const LapackOp& op) {
-    return op.kind == GPUSHIM_GETRF || op.kind == GPUSHIM_GESVD ? op.m : op.n;
+    return op.kind == GPUSHIM_GETRF || op.kind == GPUSHIM_GESVD || op.kind == GPUSHIM_GEQRF ||
+                   op.kind == GPUSHIM_ORGQR
+               ? op.m
+               : op.n;
+}
+// B's shape: ORMQR's m x n C, else n x nrhs right-hand sides.
+int64_t b_rows(const LapackOp& op) {
+    return op.kind == GPUSHIM_ORMQR ? op.m : op.n;
+}
+int64_t b_cols(const LapackOp& op) {
+    return op.kind == GPUSHIM_ORMQR ? op.n : op.nrhs;
 }
 
 // Whether a packed copy holds an Inf or a NaN.
@@ -555,6 +693,12 @@ std::optional<Finding> ratios_of(const LapackOp& op, CpuPart blas,
             return check_inverse(op, blas, packed(a_bytes, rows, op.n));
         case GPUSHIM_GEEV:
             return check_nonsymmetric_eigen(op, blas, packed(a_bytes, rows, op.n));
+        case GPUSHIM_GEQRF:
+            return check_geqrf(op, blas, packed(a_bytes, rows, op.n));
+        case GPUSHIM_ORGQR:
+            return check_orgqr(op, blas, packed(a_bytes, rows, op.n));
+        case GPUSHIM_ORMQR:
+            return check_ormqr(op, blas, packed(b_bytes, op.m, op.n));
         default:
             return std::nullopt;
     }
@@ -606,6 +750,9 @@ bool lapack_checked(const LapackOp& op) {
         case GPUSHIM_GETRI:
         case GPUSHIM_POTRI:
         case GPUSHIM_TRTRI:
+        case GPUSHIM_GEQRF:
+        case GPUSHIM_ORGQR:
+        case GPUSHIM_ORMQR:
             return true;
         case GPUSHIM_SYEVD:
         case GPUSHIM_SYEVR:
@@ -623,7 +770,7 @@ LapackCheck::LapackCheck(const LapackOp& op, CpuPart blas) : op_(op), blas_(blas
     const std::size_t element = element_size(op.precision);
     try {
         if (reads_a(op)) a_.resize(static_cast<std::size_t>(a_rows(op) * op.n) * element);
-        if (reads_b(op)) b_.resize(static_cast<std::size_t>(op.n * op.nrhs) * element);
+        if (reads_b(op)) b_.resize(static_cast<std::size_t>(b_rows(op) * b_cols(op)) * element);
     } catch (const std::exception&) {
         return;
     }
@@ -631,8 +778,8 @@ LapackCheck::LapackCheck(const LapackOp& op, CpuPart blas) : op_(op), blas_(blas
         copy_packed(a_.data(), static_cast<std::byte*>(op.a), op.lda, a_rows(op), op.n, element,
                     false);
     if (reads_b(op))
-        copy_packed(b_.data(), static_cast<std::byte*>(op.b), op.ldb, op.n, op.nrhs, element,
-                    false);
+        copy_packed(b_.data(), static_cast<std::byte*>(op.b), op.ldb, b_rows(op), b_cols(op),
+                    element, false);
     copied_ = true;
 }
 
@@ -670,8 +817,8 @@ Verdict LapackCheck::finish() {
         copy_packed(a_.data(), static_cast<std::byte*>(op_.a), op_.lda, a_rows(op_), op_.n, element,
                     true, triangle ? op_.uplo : 'A');
     if (reads_b(op_))
-        copy_packed(b_.data(), static_cast<std::byte*>(op_.b), op_.ldb, op_.n, op_.nrhs, element,
-                    true);
+        copy_packed(b_.data(), static_cast<std::byte*>(op_.b), op_.ldb, b_rows(op_), b_cols(op_),
+                    element, true);
     return Verdict::differed;
 }
 

@@ -13,11 +13,16 @@
 //                                  orthonormality (every column of a whole U)
 //   GETRI, POTRI, TRTRI            ||A X - I|| / (n ||A|| ||X|| eps), A from the factors given
 //   GEEV (right eigenvectors)      ||A V - V W|| / (n ||A|| ||V|| eps), max | ||v|| - 1 | / (n eps)
+//   GEQRF                          ||A - Q R|| / (max(m, n) ||A|| eps), Q's first min(m, n)
+//                                  columns' orthonormality
+//   ORGQR                          ||Q - Q_cpu|| / (m eps), Q's orthonormality
+//   ORMQR                          ||C - C_cpu|| / (max(m, n) ||C|| eps)
+// (Q_cpu, C_cpu: the reflectors given, applied here with the CPU library's GEMM)
 // in 1-norms. A correct result gives ratios of order 1 (LAPACK's testers fail a ratio of
 // 30); a ratio beyond kRatioLimit fails the check: the inputs the device overwrote are put
 // back from copies and the CPU library computes the call. Other routines and jobs (no
-// eigenvectors, GEQRF, ORGQR, ORMQR, SYGVD, the symmetric indefinite ones, the least-squares
-// drivers) are not checked.
+// eigenvectors, SYGVD, the symmetric indefinite ones, the least-squares drivers) are not
+// checked.
 #pragma once
 
 #include <cstddef>

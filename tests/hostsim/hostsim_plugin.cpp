@@ -729,6 +729,7 @@ int run_lapack_on_request_wrong(const gpushim_lapack_op& op) {
         case GPUSHIM_TRTRS:
         case GPUSHIM_GESV:  // the solution: the factor is GETRF's, POTRF's
         case GPUSHIM_POSV:
+        case GPUSHIM_ORMQR:
             make_wrong_on_request(static_cast<T*>(op.b));
             break;
         case GPUSHIM_SYEVR:
@@ -746,6 +747,8 @@ int run_lapack_on_request_wrong(const gpushim_lapack_op& op) {
         case GPUSHIM_GETRI:
         case GPUSHIM_POTRI:
         case GPUSHIM_TRTRI:
+        case GPUSHIM_GEQRF:
+        case GPUSHIM_ORGQR:
             make_wrong_on_request(static_cast<T*>(op.a));
             break;
         default:

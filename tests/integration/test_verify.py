@@ -12,8 +12,10 @@ A, S) and with lapack_driver='gesvd' (GESVD), SciPy's eigh whole and of 10 eigen
 (TRTRS), lu of a tall and a wide matrix (GETRF m > n,
 m < n) and svd of the tall one (a whole U, m > n), SciPy's inv of a diagonally dominant
 matrix (GETRI), LAPACK's potri lower
-and upper (POTRI) and trtri upper and unit lower (TRTRI), and NumPy's eig (GEEV, with complex
-pairs in the real precisions), each checked against a BLAS-free residual,
+and upper (POTRI) and trtri upper and unit lower (TRTRI), NumPy's eig (GEEV, with complex
+pairs in the real precisions), NumPy's qr of a square, a tall and a wide matrix (GEQRF,
+ORGQR) and SciPy's qr_multiply left and right (ORMQR), each checked against a BLAS-free
+residual,
 under LD_PRELOAD=<shim>, GPUSHIM_THRESHOLD=0, GPUSHIM_VERIFY=1:
   - the backend under test: results right; every routine above checked (verified > 0) and
     none differed, in double and complex double, and in the single precisions where the
@@ -109,6 +111,16 @@ for dt in (np.float64, np.float32, np.complex128, np.complex64):
     expect("trtri unit lower", unit, np.tril(inverse, -1) + eye, eye, dt)
     w, v = np.linalg.eig(a)
     expect_normwise("eig", a, v, v * w, dt)
+    for name, m in (("square", a), ("tall", rand(n + 40, n)), ("wide", rand(n, n + 40))):
+        q, r = np.linalg.qr(m)
+        expect(f"qr {name}", q, r, m, dt)
+        gram = np.abs(mv(q.conj().T, q) - np.eye(q.shape[1])).max()
+        if not gram <= 64 * n * np.finfo(dt).eps:
+            bad.append(f"qr {name} {np.dtype(dt).name}: Q not orthonormal, {gram:.3g}")
+    q = np.linalg.qr(a)[0]
+    expect("qr_multiply left", q, b, sl.qr_multiply(a, b, mode="left")[0], dt)
+    c = rand(nrhs, n)
+    expect("qr_multiply right", c, q, sl.qr_multiply(a, c)[0], dt)
     tall = rand(n + 40, n)
     for name, t in (("lu tall", tall), ("lu wide", tall.T.copy())):
         p, l, u = sl.lu(t)
@@ -123,7 +135,8 @@ print("RESULTS", "WRONG" if bad else "OK")
 '''
 
 CHECKED = ["gesv", "getrf", "getrs", "potrf", "potrs", "posv", "syevd|heevd", "gesdd", "gesvd",
-           "syevr|heevr", "trtrs", "getri", "potri", "trtri", "geev"]
+           "syevr|heevr", "trtrs", "getri", "potri", "trtri", "geev", "geqrf", "orgqr|ungqr",
+           "ormqr|unmqr"]
 
 
 def routines(prefix: str) -> list[str]:
