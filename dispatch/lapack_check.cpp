@@ -244,10 +244,12 @@ std::optional<Finding> check_getrf(const LapackOp& op, CpuPart blas, const Dense
     return found;
 }
 
-// POTRF: ||L L^H - A|| / (n ||A|| eps) (U^H U for 'U').
+// POTRF: ||L L^H - A|| / (n ||A|| eps) (U^H U for 'U'), the factor in `factored` (the
+// caller's A, or SYGVD's B).
 template <class T>
-std::optional<Finding> check_potrf(const LapackOp& op, CpuPart blas, const Dense<T>& a) {
-    const Dense<T> factor = triangle(load<T>(op.a, op.lda, op.n, op.n), op.uplo);
+std::optional<Finding> check_potrf(const LapackOp& op, CpuPart blas, const Dense<T>& a,
+                                   const void* factored, int64_t ld) {
+    const Dense<T> factor = triangle(load<T>(factored, ld, op.n, op.n), op.uplo);
     const Dense<T> original = hermitian(a, op.uplo);
     Dense<T> product = original;
     const bool lower = op.uplo == 'L';
@@ -617,6 +619,88 @@ std::optional<Finding> check_ormqr(const LapackOp& op, CpuPart blas, const Dense
     return found;
 }
 
+// SYGVD with eigenvectors Z, itype 1 (A Z = B Z W) or 2 (A B Z = Z W): the residual over
+// n eps ||Z|| (||A|| + ||B|| max |w|) for 1, n eps ||A|| ||B|| ||Z|| for 2 (LAPACK's xSGT01,
+// with B Z W's own size for 1, which may exceed A Z's), the B-orthonormality
+// ||Z^H B Z - I|| / (n ||B|| ||Z||^2 eps), and B's Cholesky factor the device left, as POTRF's.
+template <class T>
+std::optional<Finding> check_generalized_eigen(const LapackOp& op, CpuPart blas,
+                                               const Dense<T>& a_stored, const Dense<T>& b_stored) {
+    const int64_t n = op.n;
+    const Dense<T> a = hermitian(a_stored, op.uplo), b = hermitian(b_stored, op.uplo);
+    const Dense<T> vectors = load<T>(op.a, op.lda, n, n);
+    const Dense<T> scaled = scaled_columns(vectors, op.w, n);
+    Dense<T> b_vectors(n, n), residual(n, n);
+    const bool first_type = op.itype == 1;
+    // 1: A Z - B (Z W); 2: A (B Z) - Z W
+    if (!gemm(blas, 'N', 'N', 1.0, b, first_type ? scaled : vectors, 0.0, b_vectors) ||
+        !gemm(blas, 'N', 'N', 1.0, a, first_type ? vectors : b_vectors, 0.0, residual))
+        return std::nullopt;
+    const Dense<T>& subtracted = first_type ? b_vectors : scaled;
+    for (std::size_t e = 0; e < residual.data.size(); ++e) residual.data[e] -= subtracted.data[e];
+    Dense<T> b_z(n, n), gram = identity<T>(n);
+    if (!gemm(blas, 'N', 'N', 1.0, b, vectors, 0.0, b_z) ||
+        !gemm(blas, 'C', 'N', 1.0, vectors, b_z, -1.0, gram))
+        return std::nullopt;
+    const auto* values = static_cast<const Real<T>*>(op.w);
+    double largest_value = 0;
+    for (int64_t j = 0; j < n; ++j)
+        largest_value = std::max(largest_value, std::fabs(static_cast<double>(values[j])));
+    const double norm_a = norm_one(a), norm_b = norm_one(b), norm_z = norm_one(vectors);
+    const double scale =
+        first_type ? norm_z * (norm_a + norm_b * largest_value) : norm_a * norm_b * norm_z;
+    std::optional<Finding> found =
+        check_potrf(op, blas, b_stored, op.b, op.ldb);  // B's factor, in B's place
+    if (!found) return std::nullopt;
+    found->take(ratio<T>(norm_one(residual), static_cast<double>(n) * scale * epsilon<T>()),
+                first_type ? "||A Z - B Z W|| / (n ||Z|| (||A|| + ||B|| max|w|) eps)"
+                           : "||A B Z - Z W|| / (n ||A|| ||B|| ||Z|| eps)");
+    found->take(
+        ratio<T>(norm_one(gram), static_cast<double>(n) * norm_b * norm_z * norm_z * epsilon<T>()),
+        "||Z^H B Z - I|| / (n ||B|| ||Z||^2 eps)");
+    return found;
+}
+
+// GELS and GELSD (m >= n): the least-squares solution X the device left in B's first n
+// rows by the orthogonality of its residual R = B - A X to A's columns, ||A^H R|| /
+// (max(m, n, nrhs) ||A|| (||B|| + ||A|| ||X||) eps') (a backward-stable solution's; eps'
+// GELSD's rcond where larger than eps: the singular values it drops leave their part of R),
+// and, where the rank is n (GELS always), rows n+1..m's 2-norm as R's, column by column,
+// over the same scale.
+template <class T>
+std::optional<Finding> check_least_squares(const LapackOp& op, CpuPart blas, const Dense<T>& a,
+                                           const Dense<T>& b) {
+    const int64_t m = op.m, n = op.n, nrhs = op.nrhs;
+    const Dense<T> stored = load<T>(op.b, op.ldb, m, nrhs);
+    Dense<T> x(n, nrhs);
+    for (int64_t j = 0; j < nrhs; ++j)
+        for (int64_t i = 0; i < n; ++i) x(i, j) = stored(i, j);
+    Dense<T> residual = b;
+    if (!gemm(blas, 'N', 'N', -1.0, a, x, 1.0, residual)) return std::nullopt;
+    Dense<T> orthogonal(n, nrhs);
+    if (!gemm(blas, 'C', 'N', 1.0, a, residual, 0.0, orthogonal)) return std::nullopt;
+    double tolerance = epsilon<T>();
+    if (op.kind == GPUSHIM_GELSD && op.rcond > 0 && op.rcond < 1)
+        tolerance = std::max(tolerance, op.rcond);
+    const double norm_a = norm_one(a);
+    const double scale = static_cast<double>(std::max({m, n, nrhs})) *
+                         (norm_one(b) + norm_a * norm_one(x)) * tolerance;
+    Finding found;
+    found.take(ratio<T>(norm_one(orthogonal), norm_a * scale),
+               "||A^H (B - A X)|| / (max(m, n, nrhs) ||A|| (||B|| + ||A|| ||X||) eps)");
+    if (op.kind == GPUSHIM_GELS || *op.found == n) {
+        for (int64_t j = 0; j < nrhs; ++j) {
+            double tail = 0, whole = 0;
+            for (int64_t i = n; i < m; ++i) tail += std::norm(stored(i, j));
+            for (int64_t i = 0; i < m; ++i) whole += std::norm(residual(i, j));
+            found.take(ratio<T>(std::fabs(std::sqrt(tail) - std::sqrt(whole)), scale),
+                       "| ||B(n+1:m)|| - ||B - A X|| | / (max(m, n, nrhs) (||B|| + ||A|| ||X||) "
+                       "eps)");
+        }
+    }
+    return found;
+}
+
 // Whether the check reads A as the caller passed it, which the device overwrites (the solves
 // with given factors only read theirs), and B.
 bool reads_a(const LapackOp& op) {
@@ -625,20 +709,30 @@ bool reads_a(const LapackOp& op) {
 }
 bool reads_b(const LapackOp& op) {
     return op.kind == GPUSHIM_GESV || op.kind == GPUSHIM_POSV || op.kind == GPUSHIM_GETRS ||
-           op.kind == GPUSHIM_POTRS || op.kind == GPUSHIM_TRTRS || op.kind == GPUSHIM_ORMQR;
+           op.kind == GPUSHIM_POTRS || op.kind == GPUSHIM_TRTRS || op.kind == GPUSHIM_ORMQR ||
+           op.kind == GPUSHIM_SYGVD || op.kind == GPUSHIM_GELS || op.kind == GPUSHIM_GELSD;
 }
 int64_t a_rows(const LapackOp& op) {
-    return op.kind == GPUSHIM_GETRF || op.kind == GPUSHIM_GESVD || op.kind == GPUSHIM_GEQRF ||
-                   op.kind == GPUSHIM_ORGQR
-               ? op.m
-               : op.n;
+    switch (op.kind) {
+        case GPUSHIM_GETRF:
+        case GPUSHIM_GESVD:
+        case GPUSHIM_GEQRF:
+        case GPUSHIM_ORGQR:
+        case GPUSHIM_GELS:
+        case GPUSHIM_GELSD:
+            return op.m;
+        default:
+            return op.n;
+    }
 }
-// B's shape: ORMQR's m x n C, else n x nrhs right-hand sides.
+// B's shape: ORMQR's m x n C, SYGVD's n x n B, the least-squares drivers' m x nrhs, else
+// n x nrhs right-hand sides.
 int64_t b_rows(const LapackOp& op) {
-    return op.kind == GPUSHIM_ORMQR ? op.m : op.n;
+    return op.kind == GPUSHIM_ORMQR || op.kind == GPUSHIM_GELS || op.kind == GPUSHIM_GELSD ? op.m
+                                                                                           : op.n;
 }
 int64_t b_cols(const LapackOp& op) {
-    return op.kind == GPUSHIM_ORMQR ? op.n : op.nrhs;
+    return op.kind == GPUSHIM_ORMQR ? op.n : op.kind == GPUSHIM_SYGVD ? op.n : op.nrhs;
 }
 
 // Whether a packed copy holds an Inf or a NaN.
@@ -665,12 +759,13 @@ std::optional<Finding> ratios_of(const LapackOp& op, CpuPart blas,
         case GPUSHIM_GETRF:
             return check_getrf(op, blas, packed(a_bytes, rows, op.n));
         case GPUSHIM_POTRF:
-            return check_potrf(op, blas, packed(a_bytes, rows, op.n));
+            return check_potrf(op, blas, packed(a_bytes, rows, op.n), op.a, op.lda);
         case GPUSHIM_GESV:
         case GPUSHIM_POSV: {  // the factors they leave in A, and the solutions
             const Dense<T> a = packed(a_bytes, rows, op.n);
-            std::optional<Finding> found =
-                op.kind == GPUSHIM_GESV ? check_getrf(op, blas, a) : check_potrf(op, blas, a);
+            std::optional<Finding> found = op.kind == GPUSHIM_GESV
+                                               ? check_getrf(op, blas, a)
+                                               : check_potrf(op, blas, a, op.a, op.lda);
             const std::optional<Finding> solved =
                 check_solve_with_factors(op, blas, packed(b_bytes, op.n, op.nrhs));
             if (!found || !solved) return std::nullopt;
@@ -699,6 +794,13 @@ std::optional<Finding> ratios_of(const LapackOp& op, CpuPart blas,
             return check_orgqr(op, blas, packed(a_bytes, rows, op.n));
         case GPUSHIM_ORMQR:
             return check_ormqr(op, blas, packed(b_bytes, op.m, op.n));
+        case GPUSHIM_SYGVD:
+            return check_generalized_eigen(op, blas, packed(a_bytes, rows, op.n),
+                                           packed(b_bytes, op.n, op.n));
+        case GPUSHIM_GELS:
+        case GPUSHIM_GELSD:
+            return check_least_squares(op, blas, packed(a_bytes, rows, op.n),
+                                       packed(b_bytes, op.m, op.nrhs));
         default:
             return std::nullopt;
     }
@@ -753,11 +855,15 @@ bool lapack_checked(const LapackOp& op) {
         case GPUSHIM_GEQRF:
         case GPUSHIM_ORGQR:
         case GPUSHIM_ORMQR:
+        case GPUSHIM_GELS:
+        case GPUSHIM_GELSD:
             return true;
         case GPUSHIM_SYEVD:
         case GPUSHIM_SYEVR:
         case GPUSHIM_GEEV:
             return op.jobz == 'V';
+        case GPUSHIM_SYGVD:
+            return op.jobz == 'V' && op.itype != 3;
         case GPUSHIM_GESVD:
             return op.m >= op.n && op.jobu != 'N' && op.jobvt != 'N';
         default:
@@ -810,7 +916,7 @@ Verdict LapackCheck::finish() {
                   found->ratio, kRatioLimit);
     const std::size_t element = element_size(op_.precision);
     // POTRF, POSV, POTRI and TRTRI read and write one triangle: another thread may own the
-    // other.
+    // other. SYGVD writes all of A (its eigenvectors), one triangle of B.
     const bool triangle = op_.kind == GPUSHIM_POTRF || op_.kind == GPUSHIM_POSV ||
                           op_.kind == GPUSHIM_POTRI || op_.kind == GPUSHIM_TRTRI;
     if (reads_a(op_))
@@ -818,7 +924,7 @@ Verdict LapackCheck::finish() {
                     true, triangle ? op_.uplo : 'A');
     if (reads_b(op_))
         copy_packed(b_.data(), static_cast<std::byte*>(op_.b), op_.ldb, b_rows(op_), b_cols(op_),
-                    element, true);
+                    element, true, op_.kind == GPUSHIM_SYGVD ? op_.uplo : 'A');
     return Verdict::differed;
 }
 

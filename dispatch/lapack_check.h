@@ -18,10 +18,16 @@
 //   ORGQR                          ||Q - Q_cpu|| / (m eps), Q's orthonormality
 //   ORMQR                          ||C - C_cpu|| / (max(m, n) ||C|| eps)
 // (Q_cpu, C_cpu: the reflectors given, applied here with the CPU library's GEMM)
+//   SYGVD (type 1, 2; eigenvectors Z)  the residual over n eps ||Z|| (||A|| + ||B|| max|w|)
+//                                  (1) or n eps ||A|| ||B|| ||Z|| (2), ||Z^H B Z - I|| /
+//                                  (n ||B|| ||Z||^2 eps), and B's factor as POTRF's
+//   GELS, GELSD                    ||A^H (B - A X)|| / (max(m, n, nrhs) ||A|| (||B|| +
+//                                  ||A|| ||X||) eps) (GELSD's rcond for eps where larger), and
+//                                  at full rank rows n+1..m's norm as the residual's
 // in 1-norms. A correct result gives ratios of order 1 (LAPACK's testers fail a ratio of
 // 30); a ratio beyond kRatioLimit fails the check: the inputs the device overwrote are put
 // back from copies and the CPU library computes the call. Other routines and jobs (no
-// eigenvectors, SYGVD, the symmetric indefinite ones, the least-squares drivers) are not
+// eigen- or singular vectors, SYGVD of type 3, the symmetric indefinite ones) are not
 // checked.
 #pragma once
 

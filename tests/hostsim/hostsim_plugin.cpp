@@ -730,6 +730,8 @@ int run_lapack_on_request_wrong(const gpushim_lapack_op& op) {
         case GPUSHIM_GESV:  // the solution: the factor is GETRF's, POTRF's
         case GPUSHIM_POSV:
         case GPUSHIM_ORMQR:
+        case GPUSHIM_GELS:
+        case GPUSHIM_GELSD:
             make_wrong_on_request(static_cast<T*>(op.b));
             break;
         case GPUSHIM_SYEVR:
@@ -740,6 +742,9 @@ int run_lapack_on_request_wrong(const gpushim_lapack_op& op) {
             break;
         case GPUSHIM_GEEV:
             if (op.jobz == 'V') make_wrong_on_request(static_cast<T*>(op.u));
+            break;
+        case GPUSHIM_SYGVD:
+            if (op.jobz == 'V') make_wrong_on_request(static_cast<T*>(op.a));
             break;
         case GPUSHIM_GETRF:
         case GPUSHIM_POTRF:

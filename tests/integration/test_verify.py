@@ -14,8 +14,10 @@ m < n) and svd of the tall one (a whole U, m > n), SciPy's inv of a diagonally d
 matrix (GETRI), LAPACK's potri lower
 and upper (POTRI) and trtri upper and unit lower (TRTRI), NumPy's eig (GEEV, with complex
 pairs in the real precisions), NumPy's qr of a square, a tall and a wide matrix (GEQRF,
-ORGQR) and SciPy's qr_multiply left and right (ORMQR), each checked against a BLAS-free
-residual,
+ORGQR), SciPy's qr_multiply left and right (ORMQR), SciPy's generalized eigh of type 1 and 2
+(SYGVD/HEGVD), NumPy's lstsq (GELSD) of a tall matrix of full rank and of rank n/2 and
+LAPACK's gels (GELS) of the first, each
+checked against a BLAS-free residual,
 under LD_PRELOAD=<shim>, GPUSHIM_THRESHOLD=0, GPUSHIM_VERIFY=1:
   - the backend under test: results right; every routine above checked (verified > 0) and
     none differed, in double and complex double, and in the single precisions where the
@@ -43,10 +45,11 @@ bad = []
 def mv(a, x):  # a @ x without BLAS
     return np.einsum("ij,jk->ik", a, x, optimize=False)
 
-def expect_normwise(name, a, x, b, dt):
-    # backward error of an eigensolver: ||A x - b|| <= c n eps ||A|| ||x||
+def expect_normwise(name, a, x, b, dt, tolerance=None):
+    # backward error of an eigensolver: ||A x - b|| <= c n tolerance ||A|| ||x||, the
+    # tolerance eps or a least-squares solver's rcond
     err = np.linalg.norm(mv(a, x) - b)
-    bound = 64 * n * np.finfo(dt).eps * np.linalg.norm(a) * np.linalg.norm(x)
+    bound = 64 * n * (tolerance or np.finfo(dt).eps) * np.linalg.norm(a) * np.linalg.norm(x)
     if not err <= bound:
         bad.append(f"{name} {np.dtype(dt).name}: error {err:.3g}, bound {bound:.3g}")
 
@@ -67,6 +70,7 @@ for dt in (np.float64, np.float32, np.complex128, np.complex64):
     a = rand(n, n)
     b = rand(n, nrhs)
     s = (a @ a.conj().T + n * np.eye(n)).astype(dt)
+    s2 = (mv(b, b.conj().T) + n * np.eye(n)).astype(dt)  # positive definite, for SYGVD
     expect("solve", a, np.linalg.solve(a, b), b, dt)
     lu = sl.lu_factor(a)
     for trans, op in ((0, a), (1, a.T), (2, a.conj().T)):
@@ -117,6 +121,24 @@ for dt in (np.float64, np.float32, np.complex128, np.complex64):
         gram = np.abs(mv(q.conj().T, q) - np.eye(q.shape[1])).max()
         if not gram <= 64 * n * np.finfo(dt).eps:
             bad.append(f"qr {name} {np.dtype(dt).name}: Q not orthonormal, {gram:.3g}")
+    for itype in (1, 2):
+        w, v = sl.eigh(s, s2, type=itype)
+        lhs = s if itype == 1 else mv(s, s2)
+        expect_normwise(f"generalized eigh type={itype}", lhs, v,
+                        (mv(s2, v) if itype == 1 else v) * w, dt)
+    tall = rand(n + 40, n)
+    rhs = rand(n + 40, nrhs)
+    gels, gels_lwork = sl.get_lapack_funcs(("gels", "gels_lwork"), (tall,))
+    lwork = int(np.real(gels_lwork(n + 40, n, nrhs)[0]))  # less leaves the call on the CPU
+    deficient = mv(tall[:, : n // 2], rand(n // 2, n))  # rank n/2: GELSD's rows n+1.. are not
+    for name, m, x in (("lstsq", tall, np.linalg.lstsq(tall, rhs, rcond=None)[0]),  # the residual
+                       ("lstsq rank n/2", deficient,
+                        np.linalg.lstsq(deficient, rhs, rcond=None)[0]),
+                       ("gels", tall, gels(tall, rhs, lwork=lwork)[1][:n])):
+        # lstsq's rcond: eps max(m, n); the singular values it drops leave their part of
+        # the residual
+        expect_normwise(f"{name} normal equations", m.conj().T, mv(m, x) - rhs,
+                        np.zeros((n, nrhs), dt), dt, (n + 40) * np.finfo(dt).eps)
     q = np.linalg.qr(a)[0]
     expect("qr_multiply left", q, b, sl.qr_multiply(a, b, mode="left")[0], dt)
     c = rand(nrhs, n)
@@ -136,7 +158,7 @@ print("RESULTS", "WRONG" if bad else "OK")
 
 CHECKED = ["gesv", "getrf", "getrs", "potrf", "potrs", "posv", "syevd|heevd", "gesdd", "gesvd",
            "syevr|heevr", "trtrs", "getri", "potri", "trtri", "geev", "geqrf", "orgqr|ungqr",
-           "ormqr|unmqr"]
+           "ormqr|unmqr", "sygvd|hegvd", "gelsd", "gels"]
 
 
 def routines(prefix: str) -> list[str]:
