@@ -38,6 +38,24 @@ void for_each_element(const StridedArray& side, uint64_t transforms, Visit&& vis
     }
 }
 
+// Copies the elements of `side` (the caller's) to the same offsets from `origin`, and no
+// byte between them (other threads may be writing there).
+void copy_elements(const StridedArray& side, std::byte* origin) {
+    const auto length = static_cast<uint64_t>(side.row_length());
+    const uint64_t rows = side.count() / length;
+    const std::ptrdiff_t step = side.stride.back() * static_cast<std::ptrdiff_t>(side.element);
+    for (uint64_t row = 0; row < rows; ++row) {
+        const std::byte* from = side.row_address(row);
+        std::byte* to = origin + (from - side.base);
+        if (step == static_cast<std::ptrdiff_t>(side.element)) {
+            std::memcpy(to, from, length * side.element);
+            continue;
+        }
+        for (uint64_t column = 0; column < length; ++column, from += step, to += step)
+            std::memcpy(to, from, side.element);
+    }
+}
+
 template <class Real>
 void add_element(NormSum& sum, const std::byte* element, bool complex) {
     const auto* parts = reinterpret_cast<const Real*>(element);
@@ -90,15 +108,18 @@ FftCheck::Scratch FftCheck::make_scratch(FftReach reach, const void* like) {
 
 FftCheck::FftCheck(const FftOp& op, FftOnCpu cpu) : op_(op), cpu_(cpu) {
     const FftProblem& problem = *op.problem;
+    if (!suits_device(problem)) return;  // FFTW's alone: nothing to check
     const FftReach in = byte_reach(problem, true);
     const FftReach out = byte_reach(problem, false);
     const bool in_place = op.in == op.out;
-    const FftReach copied =
-        in_place ? FftReach{std::min(in.low, out.low), std::max(in.high, out.high)} : in;
-    input_ = make_scratch(copied, op.in);
+    input_ = make_scratch(
+        in_place ? FftReach{std::min(in.low, out.low), std::max(in.high, out.high)} : in, op.in);
     if (input_.storage == nullptr) return;
-    std::memcpy(input_.origin + copied.low, static_cast<const std::byte*>(op.in) + copied.low,
-                static_cast<std::size_t>(copied.high - copied.low));
+    try {
+        copy_elements(strided_array(problem, true, op.in), input_.origin);
+    } catch (const std::exception&) {  // no memory for the description: unchecked
+        return;
+    }
     if (!in_place) {
         output_ = make_scratch(out, op.out);
         if (output_.storage == nullptr) return;
@@ -108,7 +129,11 @@ FftCheck::FftCheck(const FftOp& op, FftOnCpu cpu) : op_(op), cpu_(cpu) {
 
 Verdict FftCheck::finish() {
     if (!copied_) return Verdict::unchecked;
-    return op_.problem->single ? finish_in<float>() : finish_in<double>();
+    try {
+        return op_.problem->single ? finish_in<float>() : finish_in<double>();
+    } catch (const std::exception&) {  // no memory for the check (before any output is
+        return Verdict::unchecked;     // written): the device's result stands
+    }
 }
 
 template <class Real>

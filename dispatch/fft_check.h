@@ -42,8 +42,10 @@ class FftCheck {
     const char* difference() const { return difference_; }
 
   private:
-    // A copy of the bytes one or both sides of the transform reach, at the caller's
-    // alignment: `origin` stands for the caller's array pointer.
+    // Room for the bytes one or both sides of the transform reach, at the caller's
+    // alignment (`origin` stands for the caller's array pointer), holding copies of the
+    // elements only (pages of wide gaps between them, never touched, cost no memory where
+    // the system commits memory as it is touched).
     struct Scratch {
         std::unique_ptr<std::byte[]> storage;
         std::byte* origin = nullptr;

@@ -13,8 +13,9 @@
 #                                  planned for the device without FFTW's search, in the
 #                                  process and exported to one without the shim
 #   fftw_legacy_relinked[_faults]  fftw_legacy.f90: the legacy Fortran API (dfftw_, sfftw_)
-#   pyfftw_{debian,venv}[_faults]  pyfftw_check.py: Debian's pyFFTW, and pip's in the venv
-#   pyfftw_venv_verify             (with its bundled FFTW), under LD_PRELOAD (verify: as
+#   pyfftw_{debian,venv}[_faults], pyfftw_venv_verify
+#                                  pyfftw_check.py: Debian's pyFFTW, and pip's in the venv
+#                                  (with its bundled FFTW), under LD_PRELOAD (verify: as
 #                                  fftw_matrix's)
 #   fftw_exports                   check_fftw_exports.py: the shim exports FFTW's plan
 #                                  functions, and no other FFTW name
@@ -156,8 +157,9 @@ endforeach()
 # GPUSHIM_VERIFY through the wheel's bundled FFTW, whose new-array execute functions the
 # check calls.
 gpushim_integration_test(NAME pyfftw_venv_verify LABELS "fftw;pyfftw;verify" TIMEOUT 300
-  COMMAND ${here}/run_fftw.py --shim ${shim} --preload --gpu ${fftw_offloaded} --verify
-          --wrong-every 7 -- ${pyfftw_python_venv} ${here}/pyfftw_check.py)
+  COMMAND ${here}/run_fftw.py --shim ${shim} --preload --gpu ${fftw_offloaded}
+          --cpu fftw_r2r,fftwf_r2r --verify --wrong-every 7
+          -- ${pyfftw_python_venv} ${here}/pyfftw_check.py)
 
 # a header or library not found reaches the script as a missing path: it skips (77)
 gpushim_integration_test(NAME fftw_exports LABELS "fftw;exports" TIMEOUT 60

@@ -292,6 +292,24 @@ TEST(FftCheck, BoundIsEpsLog2NSqrtNInputNormTimesTheLimit) {
     }
 }
 
+TEST(FftCheck, BatchOfTwoDimensionalTransformsIsJudgedTransformByTransform) {
+    // Three 4 x 5 transforms, 20 apart (rows of 5), output 24 apart in rows of 6.
+    const FftProblem p = problem(FftKind::c2c, false, {{4, 5, 6}, {5, 1, 1}}, {{3, 20, 24}});
+    for (const double factor : {0.99, 1.01}) {
+        Arrays<double> arrays(p, false, 9);
+        // the third transform's element (1, 2): packed index 2 * 20 + 1 * 5 + 2
+        const double change =
+            factor * FftCheck::kRatioLimit * unit<double>(p) * input_norm(p, arrays, 2, false);
+        const Checked checked = check_with_change(p, arrays, 2 * 20 + 7, change);
+        EXPECT_EQ(checked.verdict, factor < 1 ? Verdict::agreed : Verdict::differed);
+        if (factor > 1) {
+            EXPECT_NE(std::string(checked.check->difference()).find("transform 3 of 3"),
+                      std::string::npos)
+                << checked.check->difference();
+        }
+    }
+}
+
 TEST(FftCheck, DifferenceIsReplacedByTheCpuResultEverywhere) {
     const FftProblem p = strided_batch(true);
     Arrays<float> arrays(p, false, 3);
@@ -334,19 +352,23 @@ TEST(FftCheck, InPlaceTransformIsCheckedAgainstItsInputAsItWas) {
 TEST(FftCheck, C2rInputNormCountsTheConjugateTwins) {
     // Only terms with a twin not stored: the spectrum's norm is sqrt(2) times the half's.
     const FftProblem p = problem(FftKind::c2r, false, {{3, 5, 10}, {8, 1, 1}});
-    Arrays<double> arrays(p, false, 6);
-    const StridedArray input = strided_array(p, true, arrays.in);
-    for (uint64_t e = 0; e < input.count(); e += 5) {
-        element<double>(input, e)[0] = 0;
-        element<double>(input, e + 4)[0] = 0;
-    }
-    const double half_norm = input_norm(p, arrays, 0, false);
-    ASSERT_NEAR(input_norm(p, arrays, 0, true), std::sqrt(2.0) * half_norm, 1e-12 * half_norm);
-    // Beyond the limit for the half spectrum's norm, within it for the whole spectrum's.
-    const double change = 1.3 * FftCheck::kRatioLimit * unit<double>(p) * half_norm;
-    EXPECT_EQ(check_with_change(p, arrays, 9, change).verdict, Verdict::agreed);
-    Arrays<double> beyond(p, false, 6);
-    EXPECT_EQ(check_with_change(p, beyond, 9, 1e-9).verdict, Verdict::differed);
+    const auto twinned_only = [&p] {
+        auto arrays = std::make_unique<Arrays<double>>(p, false, 6);
+        const StridedArray input = strided_array(p, true, arrays->in);
+        for (uint64_t e = 0; e < input.count(); e += 5) {
+            element<double>(input, e)[0] = 0;
+            element<double>(input, e + 4)[0] = 0;
+        }
+        return arrays;
+    };
+    const auto arrays = twinned_only();
+    const double half_norm = input_norm(p, *arrays, 0, false);
+    ASSERT_NEAR(input_norm(p, *arrays, 0, true), std::sqrt(2.0) * half_norm, 1e-12 * half_norm);
+    // Beyond the limit for the half spectrum's norm, within it for the whole spectrum's
+    // (sqrt(2) larger), and beyond that.
+    const double limit = FftCheck::kRatioLimit * unit<double>(p) * half_norm;
+    EXPECT_EQ(check_with_change(p, *arrays, 9, 1.3 * limit).verdict, Verdict::agreed);
+    EXPECT_EQ(check_with_change(p, *twinned_only(), 9, 1.5 * limit).verdict, Verdict::differed);
 }
 
 TEST(FftCheck, NonFiniteInputIsNotCompared) {
@@ -356,6 +378,39 @@ TEST(FftCheck, NonFiniteInputIsNotCompared) {
     for (uint64_t t = 0; t < 3; ++t)
         element<double>(input, t * 12 + 5)[1] = std::numeric_limits<double>::infinity();
     EXPECT_EQ(check_with_change(p, arrays, 0, 1.0).verdict, Verdict::unchecked);
+}
+
+TEST(FftCheck, FiniteTransformsAreComparedBesideOneThatIsNot) {
+    const FftProblem p = strided_batch(false);
+    Arrays<double> arrays(p, false, 10);
+    element<double>(strided_array(p, true, arrays.in), 5)[1] =
+        std::numeric_limits<double>::infinity();
+    EXPECT_EQ(check_with_change(p, arrays, 2 * 12, 1e-6).verdict, Verdict::differed);
+}
+
+TEST(FftCheck, InPlaceCopyHasTheCallersAlignment) {
+    const FftProblem p = problem(FftKind::c2c, true, {{16, 1, 1}}, {{2, 16, 16}});
+    Arrays<float> arrays(p, true, 11);
+    cpu_calls = {};
+    check_with_change(p, arrays, 0, 0.0);
+    ASSERT_EQ(cpu_calls.count, 1);
+    EXPECT_EQ(cpu_calls.in, cpu_calls.out);
+    EXPECT_NE(cpu_calls.in, arrays.in);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(cpu_calls.in) % 64,
+              reinterpret_cast<std::uintptr_t>(arrays.in) % 64);
+}
+
+TEST(FftCheck, NegativeStridesAreFollowed) {
+    // Two transforms of 9 points read backwards (input stride -1, the second transform
+    // below the first), written forwards.
+    const FftProblem p = problem(FftKind::c2c, false, {{9, -1, 1}}, {{2, -9, 9}});
+    Arrays<double> arrays(p, false, 12);
+    Arrays<double> expected(p, false, 12);
+    direct_transform<double>(p, expected.in, expected.out);
+    EXPECT_EQ(check_with_change(p, arrays, 0, 0.0).verdict, Verdict::agreed);
+    Arrays<double> changed(p, false, 12);
+    ASSERT_EQ(check_with_change(p, changed, 13, 1e-6).verdict, Verdict::differed);
+    EXPECT_EQ(changed.output_values(p), expected.output_values(p));
 }
 
 TEST(FftCheck, NotANumberFromTheDeviceDiffers) {
