@@ -364,6 +364,19 @@ std::optional<double> orthonormal_to_first(CpuPart blas, const Dense<T>& u, int6
     return ratio<T>(norm_one(gram), static_cast<double>(u.rows) * epsilon<T>());
 }
 
+// A residual's ratio, and the orthonormality of q's columns; nothing where a product failed.
+template <class T>
+std::optional<Finding> residual_and_orthonormality(CpuPart blas, double residual,
+                                                   const char* residual_what, const Dense<T>& q,
+                                                   const char* orthonormality_what) {
+    const std::optional<double> orthonormal = orthonormality(blas, q, false);
+    if (!orthonormal) return std::nullopt;
+    Finding found;
+    found.take(residual, residual_what);
+    found.take(*orthonormal, orthonormality_what);
+    return found;
+}
+
 // The first `count` columns of m, column j times the real values[j] (the op's w: eigen- or
 // singular values).
 template <class T>
@@ -383,14 +396,10 @@ std::optional<Finding> check_eigen(const LapackOp& op, CpuPart blas, const Dense
     const Dense<T> scaled = scaled_columns(vectors, op.w, op.n);
     Dense<T> residual = original;
     if (!gemm(blas, 'N', 'C', -1.0, scaled, vectors, 1.0, residual)) return std::nullopt;
-    const std::optional<double> orthonormal = orthonormality(blas, vectors, false);
-    if (!orthonormal) return std::nullopt;
-    Finding found;
-    found.take(
+    return residual_and_orthonormality(
+        blas,
         ratio<T>(norm_one(residual), static_cast<double>(op.n) * norm_one(original) * epsilon<T>()),
-        "||A - V W V^H|| / (n ||A|| eps)");
-    found.take(*orthonormal, "||I - V^H V|| / (n eps)");
-    return found;
+        "||A - V W V^H|| / (n ||A|| eps)", vectors, "||I - V^H V|| / (n eps)");
 }
 
 // SYEVR with eigenvectors: the m pairs found, ||A V - V W|| / (n ||A|| eps) and
@@ -398,19 +407,15 @@ std::optional<Finding> check_eigen(const LapackOp& op, CpuPart blas, const Dense
 template <class T>
 std::optional<Finding> check_eigen_subset(const LapackOp& op, CpuPart blas, const Dense<T>& a) {
     const int64_t found_count = *op.found;
-    Finding found;
-    if (found_count <= 0) return found;
+    if (found_count <= 0) return Finding{};
     const Dense<T> original = hermitian(a, op.uplo);
     const Dense<T> vectors = load<T>(op.u, op.ldu, op.n, found_count);
     Dense<T> residual = scaled_columns(vectors, op.w, found_count);
     if (!gemm(blas, 'N', 'N', 1.0, original, vectors, -1.0, residual)) return std::nullopt;
-    const std::optional<double> orthonormal = orthonormality(blas, vectors, false);
-    if (!orthonormal) return std::nullopt;
-    found.take(
+    return residual_and_orthonormality(
+        blas,
         ratio<T>(norm_one(residual), static_cast<double>(op.n) * norm_one(original) * epsilon<T>()),
-        "||A V - V W|| / (n ||A|| eps)");
-    found.take(*orthonormal, "||I - V^H V|| / (n eps)");
-    return found;
+        "||A V - V W|| / (n ||A|| eps)", vectors, "||I - V^H V|| / (n eps)");
 }
 
 // GESVD (m >= n) with U and V^T: ||A - U S V^T|| / (max(m, n) ||A|| eps) and the
@@ -572,14 +577,11 @@ std::optional<Finding> check_geqrf(const LapackOp& op, CpuPart blas, const Dense
     if (!q.apply(blas, 'L', false, product) || !q.apply(blas, 'L', false, first_columns))
         return std::nullopt;
     for (std::size_t e = 0; e < product.data.size(); ++e) product.data[e] -= a.data[e];
-    const std::optional<double> orthonormal = orthonormality(blas, first_columns, false);
-    if (!orthonormal) return std::nullopt;
-    Finding found;
-    found.take(ratio<T>(norm_one(product),
-                        static_cast<double>(std::max(m, n)) * norm_one(a) * epsilon<T>()),
-               "||A - Q R|| / (max(m, n) ||A|| eps)");
-    found.take(*orthonormal, "||I - Q1^H Q1|| / (min(m, n) eps)");
-    return found;
+    return residual_and_orthonormality(
+        blas,
+        ratio<T>(norm_one(product),
+                 static_cast<double>(std::max(m, n)) * norm_one(a) * epsilon<T>()),
+        "||A - Q R|| / (max(m, n) ||A|| eps)", first_columns, "||I - Q1^H Q1|| / (min(m, n) eps)");
 }
 
 // ORGQR: ||Q - Q_cpu|| / (m eps), Q_cpu the first n columns of the product of the k reflectors
@@ -592,13 +594,9 @@ std::optional<Finding> check_orgqr(const LapackOp& op, CpuPart blas, const Dense
     for (int64_t i = 0; i < n; ++i) expected(i, i) = T(1);
     if (!Reflectors<T>(a, op.tau, op.k).apply(blas, 'L', false, expected)) return std::nullopt;
     for (std::size_t e = 0; e < expected.data.size(); ++e) expected.data[e] -= computed.data[e];
-    const std::optional<double> orthonormal = orthonormality(blas, computed, false);
-    if (!orthonormal) return std::nullopt;
-    Finding found;
-    found.take(ratio<T>(norm_one(expected), static_cast<double>(m) * epsilon<T>()),
-               "||Q - Q_cpu|| / (m eps)");
-    found.take(*orthonormal, "||I - Q^H Q|| / (n eps)");
-    return found;
+    return residual_and_orthonormality(
+        blas, ratio<T>(norm_one(expected), static_cast<double>(m) * epsilon<T>()),
+        "||Q - Q_cpu|| / (m eps)", computed, "||I - Q^H Q|| / (n eps)");
 }
 
 // ORMQR: ||C_device - C_cpu|| / (max(m, n) ||C|| eps), C_cpu = op(Q) C or C op(Q) computed
