@@ -699,6 +699,122 @@ std::optional<Finding> check_least_squares(const LapackOp& op, CpuPart blas, con
     return found;
 }
 
+// Eigen- or singular values without vectors: the power sums of the values v of a square
+// matrix M (A's eigenvalues; the squares of A's singular values, of M = A^H A) against the
+// traces of M's powers, sum_i v_i^k = tr(M^k), k = 1..4: a backward-stable computation's
+// values are exactly those of M + E, ||E|| <= c d eps ||M||, which moves tr(M^k) by at most
+// k ||E|| ||M||^(k-1) in Frobenius norms, for the dimension d of its backward error (n; 2
+// max(m, n) for A^H A), however ill-conditioned the single values. In units of `scale` >=
+// ||M||_F (as M is normalized by it): |sum v^k - tr(M^k)| / (k d eps). Necessary conditions,
+// not sufficient: they find wrong values, not wrong ones whose first four power sums agree.
+template <class T>
+std::optional<Finding> check_power_sums(CpuPart blas, Dense<T> m,
+                                        std::vector<std::complex<double>> values, double scale,
+                                        double dimension) {
+    // A zero M's values must be zero; M beyond the precision's range is normalized as far as
+    // it goes.
+    scale =
+        scale == 0 ? 1 : std::min(scale, static_cast<double>(std::numeric_limits<Real<T>>::max()));
+    for (T& entry : m.data) entry /= static_cast<Real<T>>(scale);
+    for (std::complex<double>& value : values) value /= scale;
+    Dense<T> square(m.rows, m.cols);
+    if (!gemm(blas, 'N', 'N', 1.0, m, m, 0.0, square)) return std::nullopt;
+    // tr(X Y) = sum_ij X_ij Y_ji
+    const auto trace_of_product = [](const Dense<T>& x, const Dense<T>& y) {
+        std::complex<double> sum = 0;
+        for (int64_t j = 0; j < x.cols; ++j)
+            for (int64_t i = 0; i < x.rows; ++i)
+                sum += std::complex<double>(x(i, j)) * std::complex<double>(y(j, i));
+        return sum;
+    };
+    std::complex<double> trace = 0;
+    for (int64_t i = 0; i < m.rows; ++i) trace += std::complex<double>(m(i, i));
+    const std::complex<double> traces[] = {trace, trace_of_product(m, m),
+                                           trace_of_product(square, m),
+                                           trace_of_product(square, square)};
+    Finding found;
+    for (int k = 1; k <= 4; ++k) {
+        std::complex<double> sum = 0;
+        for (const std::complex<double>& value : values) sum += std::pow(value, k);
+        found.take(ratio<T>(std::abs(sum - traces[k - 1]), k * dimension * epsilon<T>()),
+                   "power sums |sum v^k - tr(M^k)| / (k d eps ||M||^k), k <= 4");
+    }
+    return found;
+}
+
+// The Frobenius norm.
+template <class T>
+double norm_frobenius(const Dense<T>& m) {
+    double sum = 0;
+    for (const T& entry : m.data) sum += std::norm(entry);
+    return std::sqrt(sum);
+}
+
+// `count` values of a real array (w), and whether they are ordered as LAPACK orders them
+// (`ascending`, else descending and not negative: singular values).
+template <class T>
+std::vector<std::complex<double>> real_values(const void* w, int64_t count) {
+    const auto* values = static_cast<const Real<T>*>(w);
+    return {values, values + count};
+}
+bool in_order(const std::vector<std::complex<double>>& values, bool ascending) {
+    for (std::size_t i = 0; i + 1 < values.size(); ++i) {
+        if (ascending ? values[i].real() > values[i + 1].real()
+                      : values[i].real() < values[i + 1].real())
+            return false;
+    }
+    return ascending || values.empty() || values.back().real() >= 0;
+}
+
+// SYEVD, SYEVR (all of them) without eigenvectors: ascending, and their power sums.
+template <class T>
+std::optional<Finding> check_eigenvalues(const LapackOp& op, CpuPart blas, const Dense<T>& a) {
+    const std::vector<std::complex<double>> values = real_values<T>(op.w, op.n);
+    if (!in_order(values, true)) {
+        Finding found;
+        found.take(std::numeric_limits<double>::infinity(), "W ascending");
+        return found;
+    }
+    const Dense<T> original = hermitian(a, op.uplo);
+    return check_power_sums(blas, original, values, norm_frobenius(original),
+                            static_cast<double>(op.n));
+}
+
+// GESVD (m >= n) without both U and V^T: descending and not negative, and the power sums of
+// their squares against A^H A's.
+template <class T>
+std::optional<Finding> check_singular_values(const LapackOp& op, CpuPart blas, const Dense<T>& a) {
+    std::vector<std::complex<double>> values = real_values<T>(op.w, op.n);
+    if (!in_order(values, false)) {
+        Finding found;
+        found.take(std::numeric_limits<double>::infinity(), "S descending and not negative");
+        return found;
+    }
+    for (std::complex<double>& value : values) value *= value;
+    Dense<T> gram(op.n, op.n);
+    if (!gemm(blas, 'C', 'N', 1.0, a, a, 0.0, gram)) return std::nullopt;
+    const double norm = norm_frobenius(a);
+    return check_power_sums(blas, gram, values, norm * norm,
+                            2.0 * static_cast<double>(std::max(op.m, op.n)));
+}
+
+// GEEV without eigenvectors: the power sums of WR + i WI (real), or of W (complex).
+template <class T>
+std::optional<Finding> check_nonsymmetric_eigenvalues(const LapackOp& op, CpuPart blas,
+                                                      const Dense<T>& a) {
+    std::vector<std::complex<double>> values(static_cast<std::size_t>(op.n));
+    for (int64_t j = 0; j < op.n; ++j) {
+        if constexpr (std::is_floating_point_v<T>) {
+            values[static_cast<std::size_t>(j)] = {static_cast<const T*>(op.w)[j],
+                                                   static_cast<const T*>(op.wi)[j]};
+        } else {
+            values[static_cast<std::size_t>(j)] =
+                std::complex<double>(static_cast<const T*>(op.w)[j]);
+        }
+    }
+    return check_power_sums(blas, a, values, norm_frobenius(a), static_cast<double>(op.n));
+}
+
 // Whether the check reads A as the caller passed it, which the device overwrites (the solves
 // with given factors only read theirs), and B.
 bool reads_a(const LapackOp& op) {
@@ -775,17 +891,23 @@ std::optional<Finding> ratios_of(const LapackOp& op, CpuPart blas,
         case GPUSHIM_TRTRS:
             return check_solve_with_factors(op, blas, packed(b_bytes, op.n, op.nrhs));
         case GPUSHIM_SYEVR:
-            return check_eigen_subset(op, blas, packed(a_bytes, rows, op.n));
+            return op.jobz == 'V' ? check_eigen_subset(op, blas, packed(a_bytes, rows, op.n))
+                                  : check_eigenvalues(op, blas, packed(a_bytes, rows, op.n));
         case GPUSHIM_SYEVD:
-            return check_eigen(op, blas, packed(a_bytes, rows, op.n));
+            return op.jobz == 'V' ? check_eigen(op, blas, packed(a_bytes, rows, op.n))
+                                  : check_eigenvalues(op, blas, packed(a_bytes, rows, op.n));
         case GPUSHIM_GESVD:
-            return check_svd(op, blas, packed(a_bytes, rows, op.n));
+            return op.jobu != 'N' && op.jobvt != 'N'
+                       ? check_svd(op, blas, packed(a_bytes, rows, op.n))
+                       : check_singular_values(op, blas, packed(a_bytes, rows, op.n));
         case GPUSHIM_GETRI:
         case GPUSHIM_POTRI:
         case GPUSHIM_TRTRI:
             return check_inverse(op, blas, packed(a_bytes, rows, op.n));
         case GPUSHIM_GEEV:
-            return check_nonsymmetric_eigen(op, blas, packed(a_bytes, rows, op.n));
+            return op.jobz == 'V'
+                       ? check_nonsymmetric_eigen(op, blas, packed(a_bytes, rows, op.n))
+                       : check_nonsymmetric_eigenvalues(op, blas, packed(a_bytes, rows, op.n));
         case GPUSHIM_GEQRF:
             return check_geqrf(op, blas, packed(a_bytes, rows, op.n));
         case GPUSHIM_ORGQR:
@@ -857,13 +979,14 @@ bool lapack_checked(const LapackOp& op) {
         case GPUSHIM_GELSD:
             return true;
         case GPUSHIM_SYEVD:
-        case GPUSHIM_SYEVR:
         case GPUSHIM_GEEV:
-            return op.jobz == 'V';
+            return true;
+        case GPUSHIM_SYEVR:  // without vectors, the whole spectrum only
+            return op.jobz == 'V' || op.range == 'A';
         case GPUSHIM_SYGVD:
             return op.jobz == 'V' && op.itype != 3;
         case GPUSHIM_GESVD:
-            return op.m >= op.n && op.jobu != 'N' && op.jobvt != 'N';
+            return op.m >= op.n;
         default:
             return false;
     }

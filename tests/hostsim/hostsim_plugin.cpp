@@ -723,6 +723,7 @@ template <class T>
 int run_lapack_on_request_wrong(const gpushim_lapack_op& op) {
     const int status = run_lapack<T>(op);
     if (status != kOk) return status;
+    using Real = typename gpushim::fallback::RealOf<T>::type;
     switch (op.kind) {
         case GPUSHIM_GETRS:
         case GPUSHIM_POTRS:
@@ -735,20 +736,36 @@ int run_lapack_on_request_wrong(const gpushim_lapack_op& op) {
             make_wrong_on_request(static_cast<T*>(op.b));
             break;
         case GPUSHIM_SYEVR:
-            if (op.jobz == 'V' && *op.found > 0) make_wrong_on_request(static_cast<T*>(op.u));
+            if (*op.found > 0) {
+                if (op.jobz == 'V') {
+                    make_wrong_on_request(static_cast<T*>(op.u));
+                } else {
+                    make_wrong_on_request(static_cast<Real*>(op.w));
+                }
+            }
             break;
         case GPUSHIM_GESVD:
-            make_wrong_on_request(static_cast<T*>(op.jobu == 'O' ? op.a : op.u));
+            if (op.jobu == 'N') {
+                make_wrong_on_request(static_cast<Real*>(op.w));
+            } else {
+                make_wrong_on_request(static_cast<T*>(op.jobu == 'O' ? op.a : op.u));
+            }
             break;
-        case GPUSHIM_GEEV:
-            if (op.jobz == 'V') make_wrong_on_request(static_cast<T*>(op.u));
+        case GPUSHIM_GEEV:  // W is complex for complex GEEV, WR for real
+            make_wrong_on_request(static_cast<T*>(op.jobz == 'V' ? op.u : op.w));
             break;
         case GPUSHIM_SYGVD:
             if (op.jobz == 'V') make_wrong_on_request(static_cast<T*>(op.a));
             break;
+        case GPUSHIM_SYEVD:
+            if (op.jobz == 'V') {
+                make_wrong_on_request(static_cast<T*>(op.a));
+            } else {
+                make_wrong_on_request(static_cast<Real*>(op.w));
+            }
+            break;
         case GPUSHIM_GETRF:
         case GPUSHIM_POTRF:
-        case GPUSHIM_SYEVD:
         case GPUSHIM_GETRI:
         case GPUSHIM_POTRI:
         case GPUSHIM_TRTRI:

@@ -16,7 +16,9 @@ and upper (POTRI) and trtri upper and unit lower (TRTRI), NumPy's eig (GEEV, wit
 pairs in the real precisions), NumPy's qr of a square, a tall and a wide matrix (GEQRF,
 ORGQR), SciPy's qr_multiply left and right (ORMQR), SciPy's generalized eigh of type 1 and 2
 (SYGVD/HEGVD), NumPy's lstsq (GELSD) of a tall matrix of full rank and of rank n/2 and
-LAPACK's gels (GELS) of the first, each
+LAPACK's gels (GELS) of the first, and the values alone: NumPy's eigvalsh (SYEVD/HEEVD),
+SciPy's eigh(eigvals_only=True) (SYEVR/HEEVR), svd(compute_uv=False) (GESDD) and eigvals
+(GEEV), each
 checked against a BLAS-free residual,
 under LD_PRELOAD=<shim>, GPUSHIM_THRESHOLD=0, GPUSHIM_VERIFY=1:
   - the backend under test: results right; every routine above checked (verified > 0) and
@@ -81,6 +83,17 @@ for dt in (np.float64, np.float32, np.complex128, np.complex64):
     expect("solve pos", s, sl.solve(s, b, assume_a="pos"), b, dt)
     w, v = np.linalg.eigh(s)
     expect("eigh", s, v, v * w, dt)
+    tolerance = 64 * n * np.finfo(dt).eps * np.linalg.norm(s)
+    for name, values in (("eigvalsh", np.linalg.eigvalsh(s)),
+                         ("scipy eigh eigvals_only", sl.eigh(s, eigvals_only=True))):
+        if not np.abs(values - w).max() <= tolerance:
+            bad.append(f"{name} {np.dtype(dt).name}: {np.abs(values - w).max():.3g}")
+    sv = np.linalg.svd(a, compute_uv=False)
+    if not np.abs(sv - np.linalg.svd(a)[1]).max() <= 64 * n * np.finfo(dt).eps * sv[0]:
+        bad.append(f"svd compute_uv=False {np.dtype(dt).name}")
+    values = np.linalg.eigvals(a)
+    if not abs(values.sum() - np.trace(a)) <= 64 * n * np.finfo(dt).eps * np.linalg.norm(a):
+        bad.append(f"eigvals {np.dtype(dt).name}: sum {values.sum():.6g}, trace {np.trace(a):.6g}")
     for subset in (None, [0, 9]):
         w, v = sl.eigh(s, subset_by_index=subset)
         expect(f"scipy eigh subset={subset}", s, v, v * w, dt)
