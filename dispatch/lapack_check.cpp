@@ -815,6 +815,26 @@ std::optional<Finding> check_nonsymmetric_eigenvalues(const LapackOp& op, CpuPar
     return check_power_sums(blas, a, values, norm_frobenius(a), static_cast<double>(op.n));
 }
 
+// SYSV: ||B - A X|| / (n ||A|| ||X|| eps) (LAPACK's xSYT02) for A symmetric (complex symmetric
+// for c, z: not Hermitian) from its `uplo` triangle: normwise, as the Bunch-Kaufman
+// factorization's backward error is (with its element growth).
+template <class T>
+std::optional<Finding> check_symmetric_solve(const LapackOp& op, CpuPart blas,
+                                             const Dense<T>& a_stored, const Dense<T>& b) {
+    Dense<T> a(op.n, op.n);
+    for (int64_t j = 0; j < op.n; ++j)
+        for (int64_t i = 0; i < op.n; ++i)
+            a(i, j) = (op.uplo == 'U') == (i <= j) ? a_stored(i, j) : a_stored(j, i);
+    const Dense<T> x = load<T>(op.b, op.ldb, op.n, op.nrhs);
+    Dense<T> residual = b;
+    if (!gemm(blas, 'N', 'N', -1.0, a, x, 1.0, residual)) return std::nullopt;
+    Finding found;
+    found.take(ratio<T>(norm_one(residual),
+                        static_cast<double>(op.n) * norm_one(a) * norm_one(x) * epsilon<T>()),
+               "||B - A X|| / (n ||A|| ||X|| eps)");
+    return found;
+}
+
 // Whether the check reads A as the caller passed it, which the device overwrites (the solves
 // with given factors only read theirs), and B.
 bool reads_a(const LapackOp& op) {
@@ -824,7 +844,8 @@ bool reads_a(const LapackOp& op) {
 bool reads_b(const LapackOp& op) {
     return op.kind == GPUSHIM_GESV || op.kind == GPUSHIM_POSV || op.kind == GPUSHIM_GETRS ||
            op.kind == GPUSHIM_POTRS || op.kind == GPUSHIM_TRTRS || op.kind == GPUSHIM_ORMQR ||
-           op.kind == GPUSHIM_SYGVD || op.kind == GPUSHIM_GELS || op.kind == GPUSHIM_GELSD;
+           op.kind == GPUSHIM_SYGVD || op.kind == GPUSHIM_GELS || op.kind == GPUSHIM_GELSD ||
+           op.kind == GPUSHIM_SYSV;
 }
 int64_t a_rows(const LapackOp& op) {
     switch (op.kind) {
@@ -917,6 +938,9 @@ std::optional<Finding> ratios_of(const LapackOp& op, CpuPart blas,
         case GPUSHIM_SYGVD:
             return check_generalized_eigen(op, blas, packed(a_bytes, rows, op.n),
                                            packed(b_bytes, op.n, op.n));
+        case GPUSHIM_SYSV:
+            return check_symmetric_solve(op, blas, packed(a_bytes, rows, op.n),
+                                         packed(b_bytes, op.n, op.nrhs));
         case GPUSHIM_GELS:
         case GPUSHIM_GELSD:
             return check_least_squares(op, blas, packed(a_bytes, rows, op.n),
@@ -977,6 +1001,7 @@ bool lapack_checked(const LapackOp& op) {
         case GPUSHIM_ORMQR:
         case GPUSHIM_GELS:
         case GPUSHIM_GELSD:
+        case GPUSHIM_SYSV:
             return true;
         case GPUSHIM_SYEVD:
         case GPUSHIM_GEEV:
@@ -1036,10 +1061,11 @@ Verdict LapackCheck::finish() {
     std::snprintf(difference_, sizeof difference_, "%s = %.3g (at most %g)", found->what,
                   found->ratio, kRatioLimit);
     const std::size_t element = element_size(op_.precision);
-    // POTRF, POSV, POTRI and TRTRI read and write one triangle: another thread may own the
-    // other. SYGVD writes all of A (its eigenvectors), one triangle of B.
+    // POTRF, POSV, POTRI, TRTRI and SYSV read and write one triangle: another thread may own
+    // the other. SYGVD writes all of A (its eigenvectors), one triangle of B.
     const bool triangle = op_.kind == GPUSHIM_POTRF || op_.kind == GPUSHIM_POSV ||
-                          op_.kind == GPUSHIM_POTRI || op_.kind == GPUSHIM_TRTRI;
+                          op_.kind == GPUSHIM_POTRI || op_.kind == GPUSHIM_TRTRI ||
+                          op_.kind == GPUSHIM_SYSV;
     if (reads_a(op_))
         copy_packed(a_.data(), static_cast<std::byte*>(op_.a), op_.lda, a_rows(op_), op_.n, element,
                     true, triangle ? op_.uplo : 'A');

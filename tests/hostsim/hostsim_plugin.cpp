@@ -733,6 +733,7 @@ int run_lapack_on_request_wrong(const gpushim_lapack_op& op) {
         case GPUSHIM_ORMQR:
         case GPUSHIM_GELS:
         case GPUSHIM_GELSD:
+        case GPUSHIM_SYSV:
             make_wrong_on_request(static_cast<T*>(op.b));
             break;
         case GPUSHIM_SYEVR:

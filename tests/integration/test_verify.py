@@ -6,7 +6,7 @@
 A program calls, in double, single, complex double and complex single precision (n = 96,
 three right-hand sides): solve (GESV), lu_factor (GETRF), lu_solve with trans 0, 1 and 2
 (GETRS N, T, C), cho_factor lower and upper (POTRF), cho_solve (POTRS), solve with
-assume_a='pos' (POSV), eigh (SYEVD/HEEVD with eigenvectors), svd full and economic (GESDD
+assume_a='pos' (POSV) and 'sym' (SYSV), eigh (SYEVD/HEEVD with eigenvectors), svd full and economic (GESDD
 A, S) and with lapack_driver='gesvd' (GESVD), SciPy's eigh whole and of 10 eigenpairs
 (SYEVR/HEEVR), solve_triangular upper, lower transposed, upper conjugate-transposed
 (TRTRS), lu of a tall and a wide matrix (GETRF m > n,
@@ -81,6 +81,9 @@ for dt in (np.float64, np.float32, np.complex128, np.complex64):
         c = sl.cho_factor(s, lower=lower)
         expect(f"cho_solve lower={lower}", s, sl.cho_solve(c, b), b, dt)
     expect("solve pos", s, sl.solve(s, b, assume_a="pos"), b, dt)
+    symmetric = a + a.T  # complex symmetric in c, z
+    x = sl.solve(symmetric, b, assume_a="sym")
+    expect_normwise("solve sym", symmetric, x, b, dt)
     w, v = np.linalg.eigh(s)
     expect("eigh", s, v, v * w, dt)
     tolerance = 64 * n * np.finfo(dt).eps * np.linalg.norm(s)
@@ -171,7 +174,7 @@ print("RESULTS", "WRONG" if bad else "OK")
 
 CHECKED = ["gesv", "getrf", "getrs", "potrf", "potrs", "posv", "syevd|heevd", "gesdd", "gesvd",
            "syevr|heevr", "trtrs", "getri", "potri", "trtri", "geev", "geqrf", "orgqr|ungqr",
-           "ormqr|unmqr", "sygvd|hegvd", "gelsd", "gels"]
+           "ormqr|unmqr", "sygvd|hegvd", "gelsd", "gels", "sysv"]
 
 
 def routines(prefix: str) -> list[str]:
