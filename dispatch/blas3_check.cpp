@@ -353,10 +353,29 @@ std::optional<Differences> check_call(const Blas3Op& op, CpuPart cpu,
             difference_of(widened(residual[static_cast<std::size_t>(i + j * rows)]), right_side),
             alpha_magnitude * std::abs(widened(prior[i + j * rows]))};
     });
-    if (found.count > 0) {
-        if (!compute_on_cpu()) return std::nullopt;
-        keep_computed(found);
+    // A solution with an Inf or a NaN makes its own bound not finite: there, the CPU's solution
+    // judges it (both not finite, as from an overflow of an ill-conditioned triangle, agree).
+    bool solution_finite = true;
+    for (int64_t j = 0; j < cols && solution_finite; ++j)
+        for (int64_t i = 0; i < rows && solution_finite; ++i)
+            solution_finite = finite(widened(at_result(i, j)));
+    if (found.count == 0 && solution_finite) return found;
+    if (!compute_on_cpu()) return std::nullopt;
+    if (!solution_finite) {
+        const Differences unlike = compare<T>(op, Bound{}, rows, cols, [&](int64_t i, int64_t j) {
+            const std::optional<double> difference =
+                difference_of(widened(at_result(i, j)),
+                              widened(computed[static_cast<std::size_t>(i + j * rows)]));
+            return std::pair{
+                difference && std::isinf(*difference) ? difference : std::optional<double>{}, 0.0};
+        });
+        if (found.count == 0) {
+            found = unlike;
+        } else {
+            found.count += unlike.count;
+        }
     }
+    keep_computed(found);
     return found;
 }
 

@@ -11,8 +11,8 @@
 // and POSV leave a NaN as the factor's last diagonal entry with INFO = 0, as a device
 // library may carry a NaN through (a test that the host does not deliver such factors);
 // GPUSHIM_HOSTSIM_WRONG_EVERY=N makes every N-th Level-3 BLAS operation, FFT execution, and
-// LAPACK operation of the kinds GPUSHIM_VERIFY checks, change the first element of its result
-// (a test of GPUSHIM_VERIFY).
+// LAPACK operation of the kinds GPUSHIM_VERIFY checks, change the first element of its result,
+// every other time to a NaN (a test of GPUSHIM_VERIFY).
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -263,12 +263,17 @@ void* cpu_symbol(const std::string& symbol) {
 }
 
 // Changes `first` when GPUSHIM_HOSTSIM_WRONG_EVERY asks for it: never to what it was,
-// whatever it was (x + |x| + 1).
+// whatever it was (x + |x| + 1), and every other time to a NaN (which a check must not lose).
 template <class T>
 void make_wrong_on_request(T* first) {
     Device& d = device();
-    if (d.wrong_every != 0 && (d.results.fetch_add(1) + 1) % d.wrong_every == 0)
+    const uint64_t result = d.results.fetch_add(1) + 1;
+    if (d.wrong_every == 0 || result % d.wrong_every != 0) return;
+    if ((result / d.wrong_every) % 2 == 0) {
+        *first = T(std::numeric_limits<double>::quiet_NaN());
+    } else {
         *first += std::abs(*first) + 1;
+    }
 }
 
 template <class T>

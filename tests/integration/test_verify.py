@@ -14,7 +14,8 @@ m < n) and svd of the tall one (a whole U, m > n), SciPy's inv of a diagonally d
 matrix (GETRI), LAPACK's potri lower
 and upper (POTRI) and trtri upper and unit lower (TRTRI), NumPy's eig (GEEV, with complex
 pairs in the real precisions), NumPy's qr of a square, a tall and a wide matrix (GEQRF,
-ORGQR), SciPy's qr_multiply left and right (ORMQR), SciPy's generalized eigh of type 1 and 2
+ORGQR), SciPy's qr_multiply left, right and right conjugate (ORMQR) and qr of a 200000 x 2 matrix
+(double precisions), SciPy's generalized eigh of type 1 and 2
 (SYGVD/HEGVD), NumPy's lstsq (GELSD) of a tall matrix of full rank and of rank n/2 and
 LAPACK's gels (GELS) of the first, and the values alone: NumPy's eigvalsh (SYEVD/HEEVD),
 SciPy's eigh(eigvals_only=True) (SYEVR/HEEVR), svd(compute_uv=False) (GESDD) and eigvals
@@ -159,6 +160,15 @@ for dt in (np.float64, np.float32, np.complex128, np.complex64):
     expect("qr_multiply left", q, b, sl.qr_multiply(a, b, mode="left")[0], dt)
     c = rand(nrhs, n)
     expect("qr_multiply right", c, q, sl.qr_multiply(a, c)[0], dt)
+    expect("qr_multiply right conjugate", c, q.conj(), sl.qr_multiply(a, c, conjugate=True)[0],
+           dt)
+    # Tall and thin: Q's orthonormality is judged against its length m, not its width. In
+    # double precision only: in single, a ratio of 100 at this m (m eps ~ 0.02) lets a change
+    # of R's first entry pass.
+    if np.finfo(dt).eps < 1e-10:
+        thin = rand(200000, 2)
+        q, r = sl.qr(thin, mode="economic")
+        expect("qr thin", q, r, thin, dt)
     tall = rand(n + 40, n)
     for name, t in (("lu tall", tall), ("lu wide", tall.T.copy())):
         p, l, u = sl.lu(t)

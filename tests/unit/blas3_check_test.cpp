@@ -470,8 +470,8 @@ TEST(Blas3Check, ComplexDouble) {
     check_every_routine<std::complex<double>>();
 }
 
-// A NaN the device makes where the CPU computes a finite value differs; NaNs among the
-// operands leave their elements unchecked.
+// A NaN the device makes where the CPU computes a finite value differs (a solve's too); NaNs
+// among the operands leave their elements unchecked.
 TEST(Blas3Check, NonFiniteValues) {
     std::mt19937_64 rng(5);
     Operands<double> call({GPUSHIM_GEMM}, rng);
@@ -493,6 +493,18 @@ TEST(Blas3Check, NonFiniteValues) {
     ASSERT_TRUE(cpu_part(compute));  // the "device" is the CPU: NaNs in row 1 of C
     EXPECT_TRUE(std::isnan(with_nan.c[0]));
     EXPECT_EQ(operand_nan.finish(), Verdict::agreed);
+
+    // A solve's bound comes from its solution: a NaN there must not widen it to nothing.
+    Operands<double> solve({GPUSHIM_TRSM, 'N', 'N', 'L', 'U', 'N'}, rng);
+    std::vector<double> cpu_solution = solve.b;
+    Blas3Op cpu_solve = solve.op;
+    cpu_solve.b = cpu_solution.data();
+    ASSERT_TRUE(cpu_part(cpu_solve));
+    Blas3Check solve_nan(solve.op, cpu_part);
+    std::copy(cpu_solution.begin(), cpu_solution.end(), solve.b.begin());
+    solve.b[0] = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_EQ(solve_nan.finish(), Verdict::differed);
+    EXPECT_TRUE(same_bits(solve.b, cpu_solution));
 }
 
 // A Hermitian update reads only the real part of C's diagonal, so a huge imaginary part
