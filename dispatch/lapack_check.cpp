@@ -824,16 +824,224 @@ std::optional<Finding> check_nonsymmetric_eigenvalues(const LapackOp& op, CpuPar
     return check_power_sums(blas, a, values, norm_frobenius(a), static_cast<double>(op.n));
 }
 
+// SYTRF's factorization A = P L D L^T P^T ('L'; U D U^T for 'U', with L, U products of
+// interchanges P(k) and unit triangles L(k), U(k) whose block columns of 1 or 2 multipliers
+// sit beside D's 1 x 1 and 2 x 2 blocks, all as LAPACK's xSYTRF stores them in one triangle
+// with its pivots), applied to columns: transposes, not conjugates (complex symmetric).
+template <class T>
+class SymmetricFactors {
+  public:
+    // The factor at `stored` (leading dimension ld) and the caller's pivots of `op`; false
+    // from valid() for pivots out of range or not in LAPACK's pattern.
+    SymmetricFactors(const LapackOp& op, const void* stored, int64_t ld)
+        : n_(op.n), lower_(op.uplo == 'L'), a_(load<T>(stored, ld, op.n, op.n)) {
+        int64_t k = lower_ ? 0 : n_ - 1;
+        while (lower_ ? k < n_ : k >= 0) {
+            const int64_t pivot = caller_pivot(op, k);
+            const bool pair = pivot < 0;
+            const int64_t first = lower_ ? k : k - (pair ? 1 : 0);
+            if (pivot == 0 || std::abs(pivot) > n_ || (pair && (first < 0 || first + 1 >= n_)) ||
+                (pair && caller_pivot(op, lower_ ? k + 1 : k - 1) != pivot)) {
+                valid_ = false;
+                return;
+            }
+            // the row interchanged with the block's (second row for 'L' pairs, first for 'U')
+            const int64_t swapped = pair ? (lower_ ? k + 1 : k - 1) : k;
+            blocks_.push_back({first, pair ? 2 : 1, swapped, std::abs(pivot) - 1});
+            k += lower_ ? (pair ? 2 : 1) : -(pair ? 2 : 1);
+        }
+    }
+
+    bool valid() const { return valid_; }
+
+    // w := A w, or with `magnitudes` |P L| |D| |L^T P^T| |w| (w's magnitudes: a bound of the
+    // rounding of a solve with these factors).
+    void apply(Dense<T>& w, bool magnitudes) const {
+        const auto entry = [&](int64_t i, int64_t j) {
+            return magnitudes ? T(magnitude(a_(i, j))) : a_(i, j);
+        };
+        if (magnitudes)
+            for (T& value : w.data) value = T(magnitude(value));
+        // L^T (U^T): the blocks in the order they were eliminated, interchange first.
+        for (const Block& b : blocks_) {
+            swap_rows(w, b.swapped, b.with);
+            const auto [begin, end] = multiplier_rows(b);
+            for (int64_t c = 0; c < b.size; ++c) {
+                const int64_t column = b.first + c;
+                for (int64_t j = 0; j < w.cols; ++j) {
+                    T sum = T(0);
+                    for (int64_t i = begin; i < end; ++i) sum += entry(i, column) * w(i, j);
+                    w(column, j) += sum;
+                }
+            }
+        }
+        // D
+        for (const Block& b : blocks_) {
+            const int64_t k = b.first;
+            for (int64_t j = 0; j < w.cols; ++j) {
+                if (b.size == 1) {
+                    w(k, j) = entry(k, k) * w(k, j);
+                    continue;
+                }
+                const T off = lower_ ? entry(k + 1, k) : entry(k, k + 1);
+                const T top = entry(k, k) * w(k, j) + off * w(k + 1, j);
+                w(k + 1, j) = off * w(k, j) + entry(k + 1, k + 1) * w(k + 1, j);
+                w(k, j) = top;
+            }
+        }
+        // L (U): the blocks in reverse, interchange last.
+        for (auto b = blocks_.rbegin(); b != blocks_.rend(); ++b) {
+            const auto [begin, end] = multiplier_rows(*b);
+            for (int64_t j = 0; j < w.cols; ++j)
+                for (int64_t c = 0; c < b->size; ++c)
+                    for (int64_t i = begin; i < end; ++i)
+                        w(i, j) += entry(i, b->first + c) * w(b->first + c, j);
+            swap_rows(w, b->swapped, b->with);
+        }
+    }
+
+  private:
+    struct Block {
+        int64_t first;  // its first row and column
+        int64_t size;   // 1 or 2
+        int64_t swapped, with;
+    };
+
+    // The rows [begin, end) of a block's multipliers: below it ('L') or above it ('U').
+    std::pair<int64_t, int64_t> multiplier_rows(const Block& b) const {
+        return lower_ ? std::pair{b.first + b.size, n_} : std::pair{int64_t{0}, b.first};
+    }
+
+    static void swap_rows(Dense<T>& w, int64_t i, int64_t p) {
+        if (i == p) return;
+        for (int64_t j = 0; j < w.cols; ++j) std::swap(w(i, j), w(p, j));
+    }
+
+    int64_t n_;
+    bool lower_;
+    Dense<T> a_;
+    std::vector<Block> blocks_;
+    bool valid_ = true;
+};
+
+// Columns of +-1 from a fixed sequence, which a factorization is checked on: an error in the
+// factors shows in its product with them but for a set of measure zero (Freivalds).
+template <class T>
+Dense<T> probes(int64_t n) {
+    constexpr int64_t kProbes = 4;
+    Dense<T> r(n, kProbes);
+    uint64_t state = 0x9E3779B97F4A7C15ULL;
+    for (T& value : r.data) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        value = T((state >> 63) != 0 ? 1 : -1);
+    }
+    return r;
+}
+
+// ||M R||, for the probes R and an n x n M, as a bound of ||M||_1 ||R||_1 is far too loose to
+// find much: the largest 2-norm of a column of M R over sqrt(n), each probe's 2-norm
+// (||M r||_2 <= ||M||_2 ||r||_2 <= ||M||_1 sqrt(n) for M symmetric, or within sqrt(n) of it).
+template <class T>
+double probed_norm(const Dense<T>& product) {
+    double largest = 0;
+    for (int64_t j = 0; j < product.cols; ++j) {
+        double sum = 0;
+        for (int64_t i = 0; i < product.rows; ++i) sum += std::norm(product(i, j));
+        largest = larger(largest, std::sqrt(sum));
+    }
+    return largest / std::sqrt(static_cast<double>(product.rows));
+}
+
+// The symmetric (complex symmetric for c, z: not Hermitian) matrix of A's `uplo` triangle.
+template <class T>
+Dense<T> symmetric_of(const Dense<T>& stored, char uplo) {
+    Dense<T> a(stored.rows, stored.cols);
+    for (int64_t j = 0; j < a.cols; ++j)
+        for (int64_t i = 0; i < a.rows; ++i)
+            a(i, j) = (uplo == 'U') == (i <= j) ? stored(i, j) : stored(j, i);
+    return a;
+}
+
+// An upper bound of ||A||_1 = ||A||_inf from the factors: || |L| |D| |L^T| 1 ||_inf (the
+// element growth of the factorization included).
+template <class T>
+double factored_norm(const SymmetricFactors<T>& factors, int64_t n) {
+    Dense<T> ones(n, 1);
+    for (T& value : ones.data) value = T(1);
+    factors.apply(ones, true);
+    return norm_infinity(ones);
+}
+
+// SYTRF (and SYSV's factors): ||(P L D L^T P^T - A) r|| / (n ||A|| ||r|| eps) for the probes r
+// (LAPACK's xSYT01 ratio on r: Bunch-Kaufman's element growth is small in practice).
+template <class T>
+std::optional<Finding> check_symmetric_factors(const LapackOp& op, CpuPart blas,
+                                               const Dense<T>& a_stored) {
+    const SymmetricFactors<T> factors(op, op.a, op.lda);
+    Finding found;
+    if (!factors.valid()) {
+        found.take(std::numeric_limits<double>::infinity(), "SYTRF's pivots as LAPACK's");
+        return found;
+    }
+    const Dense<T> a = symmetric_of(a_stored, op.uplo);
+    const Dense<T> r = probes<T>(op.n);
+    Dense<T> product = r;
+    factors.apply(product, false);
+    if (!gemm(blas, 'N', 'N', -1.0, a, r, 1.0, product)) return std::nullopt;
+    found.take(
+        ratio<T>(probed_norm(product), static_cast<double>(op.n) * norm_one(a) * epsilon<T>()),
+        "||(L D L^T - A) r|| / (n ||A|| ||r|| eps) for probes r");
+    return found;
+}
+
+// SYTRS: |b - A x| / (n |L| |D| |L^T| |x| eps) element by element, A from the factors given.
+template <class T>
+std::optional<Finding> check_symmetric_solve_with_factors(const LapackOp& op, const Dense<T>& b) {
+    const SymmetricFactors<T> factors(op, op.a, op.lda);
+    if (!factors.valid()) return std::nullopt;  // the caller's pivots: LAPACK's answer stands
+    const Dense<T> x = load<T>(op.b, op.ldb, op.n, op.nrhs);
+    Dense<T> product = x, scale = x;
+    factors.apply(product, false);
+    factors.apply(scale, true);
+    Finding found;
+    for (std::size_t e = 0; e < product.data.size(); ++e) {
+        found.take(ratio<T>(magnitude(b.data[e] - product.data[e]),
+                            static_cast<double>(op.n) * std::real(scale.data[e]) * epsilon<T>()),
+                   "max |b - A x| / (n |L| |D| |L^T| |x| eps), A from its factors");
+    }
+    return found;
+}
+
+// SYTRI: ||(A X - I) r|| / (n ||A|| ||X|| ||r|| eps) for the probes r, A from the factors
+// copied before the device ran, ||A|| bounded by || |L||D||L^T| || (A itself would cost
+// O(n^3) here; the bound is loose where the factors' multipliers are large), X symmetric from
+// its triangle.
+template <class T>
+std::optional<Finding> check_symmetric_inverse(const LapackOp& op, CpuPart blas,
+                                               const Dense<T>& factors_stored) {
+    const SymmetricFactors<T> factors(op, factors_stored.data.data(), op.n);
+    if (!factors.valid()) return std::nullopt;
+    const Dense<T> inverse = symmetric_of(load<T>(op.a, op.lda, op.n, op.n), op.uplo);
+    const Dense<T> r = probes<T>(op.n);
+    Dense<T> product(op.n, r.cols);
+    if (!gemm(blas, 'N', 'N', 1.0, inverse, r, 0.0, product)) return std::nullopt;
+    factors.apply(product, false);
+    for (std::size_t e = 0; e < product.data.size(); ++e) product.data[e] -= r.data[e];
+    Finding found;
+    found.take(
+        ratio<T>(probed_norm(product), static_cast<double>(op.n) * factored_norm(factors, op.n) *
+                                           norm_one(inverse) * epsilon<T>()),
+        "||(A X - I) r|| / (n ||A|| ||X|| ||r|| eps) for probes r");
+    return found;
+}
+
 // SYSV: ||B - A X|| / (n ||A|| ||X|| eps) (LAPACK's xSYT02) for A symmetric (complex symmetric
 // for c, z: not Hermitian) from its `uplo` triangle: normwise, as the Bunch-Kaufman
 // factorization's backward error is (with its element growth).
 template <class T>
 std::optional<Finding> check_symmetric_solve(const LapackOp& op, CpuPart blas,
                                              const Dense<T>& a_stored, const Dense<T>& b) {
-    Dense<T> a(op.n, op.n);
-    for (int64_t j = 0; j < op.n; ++j)
-        for (int64_t i = 0; i < op.n; ++i)
-            a(i, j) = (op.uplo == 'U') == (i <= j) ? a_stored(i, j) : a_stored(j, i);
+    const Dense<T> a = symmetric_of(a_stored, op.uplo);
     const Dense<T> x = load<T>(op.b, op.ldb, op.n, op.nrhs);
     Dense<T> residual = b;
     if (!gemm(blas, 'N', 'N', -1.0, a, x, 1.0, residual)) return std::nullopt;
@@ -848,13 +1056,13 @@ std::optional<Finding> check_symmetric_solve(const LapackOp& op, CpuPart blas,
 // with given factors only read theirs), and B.
 bool reads_a(const LapackOp& op) {
     return op.kind != GPUSHIM_GETRS && op.kind != GPUSHIM_POTRS && op.kind != GPUSHIM_TRTRS &&
-           op.kind != GPUSHIM_ORMQR;
+           op.kind != GPUSHIM_ORMQR && op.kind != GPUSHIM_SYTRS;
 }
 bool reads_b(const LapackOp& op) {
     return op.kind == GPUSHIM_GESV || op.kind == GPUSHIM_POSV || op.kind == GPUSHIM_GETRS ||
            op.kind == GPUSHIM_POTRS || op.kind == GPUSHIM_TRTRS || op.kind == GPUSHIM_ORMQR ||
            op.kind == GPUSHIM_SYGVD || op.kind == GPUSHIM_GELS || op.kind == GPUSHIM_GELSD ||
-           op.kind == GPUSHIM_SYSV;
+           op.kind == GPUSHIM_SYSV || op.kind == GPUSHIM_SYTRS;
 }
 int64_t a_rows(const LapackOp& op) {
     switch (op.kind) {
@@ -947,9 +1155,21 @@ std::optional<Finding> ratios_of(const LapackOp& op, CpuPart blas,
         case GPUSHIM_SYGVD:
             return check_generalized_eigen(op, blas, packed(a_bytes, rows, op.n),
                                            packed(b_bytes, op.n, op.n));
-        case GPUSHIM_SYSV:
-            return check_symmetric_solve(op, blas, packed(a_bytes, rows, op.n),
-                                         packed(b_bytes, op.n, op.nrhs));
+        case GPUSHIM_SYSV: {  // the factors it leaves, and the solution
+            const Dense<T> a = packed(a_bytes, rows, op.n);
+            std::optional<Finding> found = check_symmetric_factors(op, blas, a);
+            const std::optional<Finding> solved =
+                check_symmetric_solve(op, blas, a, packed(b_bytes, op.n, op.nrhs));
+            if (!found || !solved) return std::nullopt;
+            found->take(solved->ratio, solved->what);
+            return found;
+        }
+        case GPUSHIM_SYTRF:
+            return check_symmetric_factors(op, blas, packed(a_bytes, rows, op.n));
+        case GPUSHIM_SYTRS:
+            return check_symmetric_solve_with_factors(op, packed(b_bytes, op.n, op.nrhs));
+        case GPUSHIM_SYTRI:
+            return check_symmetric_inverse(op, blas, packed(a_bytes, rows, op.n));
         case GPUSHIM_GELS:
         case GPUSHIM_GELSD:
             return check_least_squares(op, blas, packed(a_bytes, rows, op.n),
@@ -1011,6 +1231,9 @@ bool lapack_checked(const LapackOp& op) {
         case GPUSHIM_GELS:
         case GPUSHIM_GELSD:
         case GPUSHIM_SYSV:
+        case GPUSHIM_SYTRF:
+        case GPUSHIM_SYTRS:
+        case GPUSHIM_SYTRI:
             return true;
         case GPUSHIM_SYEVD:
         case GPUSHIM_GEEV:
@@ -1070,11 +1293,12 @@ Verdict LapackCheck::finish() {
     std::snprintf(difference_, sizeof difference_, "%s = %.3g (at most %g)", found->what,
                   found->ratio, kRatioLimit);
     const std::size_t element = element_size(op_.precision);
-    // POTRF, POSV, POTRI, TRTRI and SYSV read and write one triangle: another thread may own
-    // the other. SYGVD writes all of A (its eigenvectors), one triangle of B.
+    // POTRF, POSV, POTRI, TRTRI, SYSV, SYTRF and SYTRI read and write one triangle: another
+    // thread may own the other. SYGVD writes all of A (its eigenvectors), one triangle of B.
     const bool triangle = op_.kind == GPUSHIM_POTRF || op_.kind == GPUSHIM_POSV ||
                           op_.kind == GPUSHIM_POTRI || op_.kind == GPUSHIM_TRTRI ||
-                          op_.kind == GPUSHIM_SYSV;
+                          op_.kind == GPUSHIM_SYSV || op_.kind == GPUSHIM_SYTRF ||
+                          op_.kind == GPUSHIM_SYTRI;
     if (reads_a(op_))
         copy_packed(a_.data(), static_cast<std::byte*>(op_.a), op_.lda, a_rows(op_), op_.n, element,
                     true, triangle ? op_.uplo : 'A');

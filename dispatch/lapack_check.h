@@ -24,14 +24,18 @@
 //   GELS, GELSD                    ||A^H (B - A X)|| / (max(m, n, nrhs) ||A|| (||B|| +
 //                                  ||A|| ||X||) eps) (GELSD's rcond for eps where larger), and
 //                                  at full rank rows n+1..m's norm as the residual's
-//   SYSV                           ||B - A X|| / (n ||A|| ||X|| eps) (not its factors)
+//   SYTRF (and SYSV's factors)     ||(L D L^T - A) r|| / (n ||A|| ||r|| eps) for four probes r
+//   SYSV                           ||B - A X|| / (n ||A|| ||X|| eps)
+//   SYTRS                          |b - A x| / (n |L||D||L^T| |x| eps) element by element
+//   SYTRI                          ||(A X - I) r|| / (n ||A|| ||X|| ||r|| eps), ||A|| <=
+//   |||L||D||L^T|||
 // in 1-norms. A correct result gives ratios of order 1 (LAPACK's testers fail a ratio of
 // 30); a ratio beyond kRatioLimit fails the check: the inputs the device overwrote are put
 // back from copies and the CPU library computes the call. Eigen- and singular values without
 // vectors (SYEVD, SYEVR of the whole spectrum, GESVD, GEEV) are checked by their order and
 // their power sums, sum w^k = tr(A^k) for k = 1..4 (squared singular values: A^H A's). Other
 // routines and jobs (SYEVR of part of the spectrum without vectors, SYGVD without vectors or
-// of type 3, SYTRF, SYTRS, SYTRI) are not checked.
+// of type 3) are not checked.
 #pragma once
 
 #include <cstddef>

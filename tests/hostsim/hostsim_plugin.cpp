@@ -739,6 +739,7 @@ int run_lapack_on_request_wrong(const gpushim_lapack_op& op) {
         case GPUSHIM_GELS:
         case GPUSHIM_GELSD:
         case GPUSHIM_SYSV:
+        case GPUSHIM_SYTRS:
             make_wrong_on_request(static_cast<T*>(op.b));
             break;
         case GPUSHIM_SYEVR:
@@ -777,6 +778,8 @@ int run_lapack_on_request_wrong(const gpushim_lapack_op& op) {
         case GPUSHIM_TRTRI:
         case GPUSHIM_GEQRF:
         case GPUSHIM_ORGQR:
+        case GPUSHIM_SYTRF:
+        case GPUSHIM_SYTRI:
             make_wrong_on_request(static_cast<T*>(op.a));
             break;
         default:

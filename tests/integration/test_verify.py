@@ -6,7 +6,8 @@
 A program calls, in double, single, complex double and complex single precision (n = 96,
 three right-hand sides): solve (GESV), lu_factor (GETRF), lu_solve with trans 0, 1 and 2
 (GETRS N, T, C), cho_factor lower and upper (POTRF), cho_solve (POTRS), solve with
-assume_a='pos' (POSV) and 'sym' (SYSV), eigh (SYEVD/HEEVD with eigenvectors), svd full and economic (GESDD
+assume_a='pos' (POSV) and 'sym' (SYSV, and SYTRS from SYCON), ldl and LAPACK's sytrf lower
+and upper (SYTRF) and sytri (SYTRI, by its Fortran symbol), eigh (SYEVD/HEEVD with eigenvectors), svd full and economic (GESDD
 A, S) and with lapack_driver='gesvd' (GESVD), SciPy's eigh whole and of 10 eigenpairs
 (SYEVR/HEEVR), solve_triangular upper, lower transposed, upper conjugate-transposed
 (TRTRS), lu of a tall and a wide matrix (GETRF m > n,
@@ -39,6 +40,7 @@ sys.path.insert(0, HERE)
 import shimtest as st  # noqa: E402
 
 PROGRAM = r'''
+import ctypes
 import numpy as np
 import scipy.linalg as sl
 n, nrhs = 96, 3
@@ -47,6 +49,21 @@ bad = []
 
 def mv(a, x):  # a @ x without BLAS
     return np.einsum("ij,jk->ik", a, x, optimize=False)
+
+def sytri(factors, pivots, lower, dt):
+    # LAPACK's xSYTRI (SciPy has no wrapper) through the preloaded library's Fortran symbol
+    routine = getattr(ctypes.CDLL(None), {np.float32: "s", np.float64: "d", np.complex64: "c",
+                                          np.complex128: "z"}[dt] + "sytri_")
+    a = np.asfortranarray(factors.copy())
+    ipiv = np.asfortranarray(pivots.astype(np.int32))
+    work = np.zeros(2 * n, dtype=dt)
+    order, info = ctypes.c_int(n), ctypes.c_int(0)
+    routine(ctypes.c_char_p(b"L" if lower else b"U"), ctypes.byref(order),
+            ctypes.c_void_p(a.ctypes.data), ctypes.byref(order), ctypes.c_void_p(ipiv.ctypes.data),
+            ctypes.c_void_p(work.ctypes.data), ctypes.byref(info), ctypes.c_size_t(1))
+    if info.value != 0:
+        bad.append(f"sytri {np.dtype(dt).name}: info {info.value}")
+    return a
 
 def expect_normwise(name, a, x, b, dt, tolerance=None):
     # backward error of an eigensolver: ||A x - b|| <= c n tolerance ||A|| ||x||, the
@@ -83,8 +100,18 @@ for dt in (np.float64, np.float32, np.complex128, np.complex64):
         expect(f"cho_solve lower={lower}", s, sl.cho_solve(c, b), b, dt)
     expect("solve pos", s, sl.solve(s, b, assume_a="pos"), b, dt)
     symmetric = a + a.T  # complex symmetric in c, z
-    x = sl.solve(symmetric, b, assume_a="sym")
+    x = sl.solve(symmetric, b, assume_a="sym")  # SYSV, and SYCON's SYTRS
     expect_normwise("solve sym", symmetric, x, b, dt)
+    sytrf = sl.get_lapack_funcs("sytrf", (symmetric,))
+    for lower in (True, False):
+        lu, d, perm = sl.ldl(symmetric, lower=lower, hermitian=False)
+        expect(f"ldl lower={lower}", mv(lu, d), lu.T, symmetric, dt)
+        # SYTRI's ratio bounds ||A|| by |L||D||L^T|: a matrix with small multipliers
+        dominant = symmetric + n * np.eye(n, dtype=dt)
+        factors, pivots, info = sytrf(dominant, lower=lower)
+        half = sytri(factors, pivots, lower, dt)
+        whole = np.tril(half) + np.tril(half, -1).T if lower else np.triu(half) + np.triu(half, 1).T
+        expect(f"sytri lower={lower}", dominant, whole, np.eye(n, dtype=dt), dt)
     w, v = np.linalg.eigh(s)
     expect("eigh", s, v, v * w, dt)
     tolerance = 64 * n * np.finfo(dt).eps * np.linalg.norm(s)
@@ -184,7 +211,7 @@ print("RESULTS", "WRONG" if bad else "OK")
 
 CHECKED = ["gesv", "getrf", "getrs", "potrf", "potrs", "posv", "syevd|heevd", "gesdd", "gesvd",
            "syevr|heevr", "trtrs", "getri", "potri", "trtri", "geev", "geqrf", "orgqr|ungqr",
-           "ormqr|unmqr", "sygvd|hegvd", "gelsd", "gels", "sysv"]
+           "ormqr|unmqr", "sygvd|hegvd", "gelsd", "gels", "sysv", "sytrf", "sytrs", "sytri"]
 
 
 def routines(prefix: str) -> list[str]:
