@@ -156,10 +156,11 @@ bool gemm(CpuPart blas, char transa, char transb, double alpha, const Dense<T>& 
     return blas(op);
 }
 
-// b := op(t) b with the `uplo` triangle of t, on the CPU library.
+// b := op(t) b (TRMM) or op(t)^-1 b (TRSM) with the `uplo` triangle of t, on the CPU library.
 template <class T>
-bool trmm(CpuPart blas, char uplo, char trans, char diag, const Dense<T>& t, Dense<T>& b) {
-    Blas3Op op = blas_op<T>(GPUSHIM_TRMM);
+bool triangular(CpuPart blas, gpushim_blas3_kind kind, char uplo, char trans, char diag,
+                const Dense<T>& t, Dense<T>& b) {
+    Blas3Op op = blas_op<T>(kind);
     op.side = 'L';
     op.uplo = uplo;
     op.transa = trans;
@@ -171,6 +172,10 @@ bool trmm(CpuPart blas, char uplo, char trans, char diag, const Dense<T>& t, Den
     op.b = b.data.data();
     op.ldb = std::max<int64_t>(1, b.rows);
     return blas(op);
+}
+template <class T>
+bool trmm(CpuPart blas, char uplo, char trans, char diag, const Dense<T>& t, Dense<T>& b) {
+    return triangular(blas, GPUSHIM_TRMM, uplo, trans, diag, t, b);
 }
 
 // Interchanges rows i and ipiv(i) of w for i in order (forward: P^T w for A = P L U) or in
@@ -1052,6 +1057,39 @@ std::optional<Finding> check_symmetric_solve(const LapackOp& op, CpuPart blas,
     return found;
 }
 
+// SYGVD without eigenvectors: B's Cholesky factor the device left, as POTRF's, and the
+// values as those of the standard problem LAPACK reduces it to (xSYGST), C = L^-1 A L^-H
+// (U^-H A U^-1 for 'U') for type 1, L^H A L (U A U^H) for types 2 and 3, formed here from
+// that factor: ascending, and their power sums.
+template <class T>
+std::optional<Finding> check_generalized_eigenvalues(const LapackOp& op, CpuPart blas,
+                                                     const Dense<T>& a_stored,
+                                                     const Dense<T>& b_stored) {
+    std::optional<Finding> found = check_potrf(op, blas, b_stored, op.b, op.ldb);
+    if (!found) return std::nullopt;
+    const std::vector<std::complex<double>> values = real_values<T>(op.w, op.n);
+    if (!in_order(values, true)) {
+        found->take(std::numeric_limits<double>::infinity(), "W ascending");
+        return found;
+    }
+    const Dense<T> factor = triangle(load<T>(op.b, op.ldb, op.n, op.n), op.uplo);
+    const bool lower = op.uplo == 'L';
+    // C = F (F A)^H for F = L^-1 (U^-H) or L^H (U), A Hermitian.
+    const gpushim_blas3_kind kind = op.itype == 1 ? GPUSHIM_TRSM : GPUSHIM_TRMM;
+    const char trans = (op.itype == 1) == lower ? 'N' : 'C';
+    Dense<T> c = hermitian(a_stored, op.uplo);
+    if (!triangular(blas, kind, op.uplo, trans, 'N', factor, c)) return std::nullopt;
+    Dense<T> adjoint(op.n, op.n);
+    for (int64_t j = 0; j < op.n; ++j)
+        for (int64_t i = 0; i < op.n; ++i) adjoint(i, j) = conjugated(c(j, i));
+    if (!triangular(blas, kind, op.uplo, trans, 'N', factor, adjoint)) return std::nullopt;
+    const std::optional<Finding> sums =
+        check_power_sums(blas, adjoint, values, norm_frobenius(adjoint), static_cast<double>(op.n));
+    if (!sums) return std::nullopt;
+    found->take(sums->ratio, sums->what);
+    return found;
+}
+
 // Whether the check reads A as the caller passed it, which the device overwrites (the solves
 // with given factors only read theirs), and B.
 bool reads_a(const LapackOp& op) {
@@ -1153,8 +1191,11 @@ std::optional<Finding> ratios_of(const LapackOp& op, CpuPart blas,
         case GPUSHIM_ORMQR:
             return check_ormqr(op, blas, packed(b_bytes, op.m, op.n));
         case GPUSHIM_SYGVD:
-            return check_generalized_eigen(op, blas, packed(a_bytes, rows, op.n),
-                                           packed(b_bytes, op.n, op.n));
+            return op.jobz == 'V'
+                       ? check_generalized_eigen(op, blas, packed(a_bytes, rows, op.n),
+                                                 packed(b_bytes, op.n, op.n))
+                       : check_generalized_eigenvalues(op, blas, packed(a_bytes, rows, op.n),
+                                                       packed(b_bytes, op.n, op.n));
         case GPUSHIM_SYSV: {  // the factors it leaves, and the solution
             const Dense<T> a = packed(a_bytes, rows, op.n);
             std::optional<Finding> found = check_symmetric_factors(op, blas, a);
@@ -1240,8 +1281,8 @@ bool lapack_checked(const LapackOp& op) {
             return true;
         case GPUSHIM_SYEVR:  // without vectors, the whole spectrum only
             return op.jobz == 'V' || op.range == 'A';
-        case GPUSHIM_SYGVD:
-            return op.jobz == 'V' && op.itype != 3;
+        case GPUSHIM_SYGVD:  // type 3's eigenvectors are not checked
+            return op.jobz == 'N' || op.itype != 3;
         case GPUSHIM_GESVD:
             return op.m >= op.n;
         default:

@@ -34,8 +34,8 @@
 // back from copies and the CPU library computes the call. Eigen- and singular values without
 // vectors (SYEVD, SYEVR of the whole spectrum, GESVD, GEEV) are checked by their order and
 // their power sums, sum w^k = tr(A^k) for k = 1..4 (squared singular values: A^H A's). Other
-// routines and jobs (SYEVR of part of the spectrum without vectors, SYGVD without vectors or
-// of type 3) are not checked.
+// routines and jobs (SYEVR of part of the spectrum without vectors, SYGVD's eigenvectors of
+// type 3) are not checked; SYGVD's values alone as those of the standard problem it reduces to.
 #pragma once
 
 #include <cstddef>

@@ -762,7 +762,11 @@ int run_lapack_on_request_wrong(const gpushim_lapack_op& op) {
             make_wrong_on_request(static_cast<T*>(op.jobz == 'V' ? op.u : op.w));
             break;
         case GPUSHIM_SYGVD:
-            if (op.jobz == 'V') make_wrong_on_request(static_cast<T*>(op.a));
+            if (op.jobz == 'V') {
+                make_wrong_on_request(static_cast<T*>(op.a));
+            } else {
+                make_wrong_on_request(static_cast<Real*>(op.w));
+            }
             break;
         case GPUSHIM_SYEVD:
             if (op.jobz == 'V') {

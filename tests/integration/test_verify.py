@@ -17,7 +17,7 @@ and upper (POTRI) and trtri upper and unit lower (TRTRI), NumPy's eig (GEEV, wit
 pairs in the real precisions), NumPy's qr of a square, a tall and a wide matrix (GEQRF,
 ORGQR), SciPy's qr_multiply left, right and right conjugate (ORMQR) and qr of a 200000 x 2 matrix
 (double precisions), SciPy's generalized eigh of type 1 and 2
-(SYGVD/HEGVD), NumPy's lstsq (GELSD) of a tall matrix of full rank and of rank n/2 and
+with eigenvectors and of type 1, 2 and 3 without (SYGVD/HEGVD), NumPy's lstsq (GELSD) of a tall matrix of full rank and of rank n/2 and
 LAPACK's gels (GELS) of the first, and the values alone: NumPy's eigvalsh (SYEVD/HEEVD),
 SciPy's eigh(eigvals_only=True) (SYEVR/HEEVR), svd(compute_uv=False) (GESDD) and eigvals
 (GEEV), each
@@ -165,11 +165,18 @@ for dt in (np.float64, np.float32, np.complex128, np.complex64):
         gram = np.abs(mv(q.conj().T, q) - np.eye(q.shape[1])).max()
         if not gram <= 64 * n * np.finfo(dt).eps:
             bad.append(f"qr {name} {np.dtype(dt).name}: Q not orthonormal, {gram:.3g}")
-    for itype in (1, 2):
-        w, v = sl.eigh(s, s2, type=itype)
-        lhs = s if itype == 1 else mv(s, s2)
-        expect_normwise(f"generalized eigh type={itype}", lhs, v,
-                        (mv(s2, v) if itype == 1 else v) * w, dt)
+    for itype in (1, 2, 3):
+        lhs = s if itype == 1 else mv(s, s2) if itype == 2 else mv(s2, s)
+        if itype != 3:  # type 3's eigenvectors are not checked
+            w, v = sl.eigh(s, s2, type=itype)
+            expect_normwise(f"generalized eigh type={itype}", lhs, v,
+                            (mv(s2, v) if itype == 1 else v) * w, dt)
+        else:  # the eigenvalues of B A, by GEEV
+            w = np.sort(np.linalg.eigvals(lhs).real)
+        values = sl.eigh(s, s2, type=itype, eigvals_only=True)
+        if not np.abs(values - w).max() <= 64 * n * np.finfo(dt).eps * np.abs(w).max():
+            bad.append(f"generalized eigvals type={itype} {np.dtype(dt).name}: "
+                       f"{np.abs(values - w).max():.3g}")
     tall = rand(n + 40, n)
     rhs = rand(n + 40, nrhs)
     gels, gels_lwork = sl.get_lapack_funcs(("gels", "gels_lwork"), (tall,))
