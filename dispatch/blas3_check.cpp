@@ -297,8 +297,8 @@ std::optional<Differences> check_call(const Blas3Op& op, CpuPart cpu,
         return cpu(again);
     };
     // The CPU's result where the device's differs: only the part the routine writes.
-    const auto keep_computed = [&](const Differences& found) {
-        if (found.count == 0) return;
+    const auto keep_computed = [&](const Differences& found, bool always = false) {
+        if (found.count == 0 && !always) return;
         const bool triangle = writes_triangle_only(op);
         for (int64_t j = 0; j < cols; ++j) {
             const int64_t first = triangle && op.uplo == 'L' ? j : 0;
@@ -353,8 +353,10 @@ std::optional<Differences> check_call(const Blas3Op& op, CpuPart cpu,
             difference_of(widened(residual[static_cast<std::size_t>(i + j * rows)]), right_side),
             alpha_magnitude * std::abs(widened(prior[i + j * rows]))};
     });
-    // A solution with an Inf or a NaN makes its own bound not finite: there, the CPU's solution
-    // judges it (both not finite, as from an overflow of an ill-conditioned triangle, agree).
+    // A solution with an Inf or a NaN makes its own bound not finite (in its whole column, or
+    // row, of the residual): there, the CPU's solution judges it (both not finite, as from an
+    // overflow of an ill-conditioned triangle, agree), and stands in for all of it, as the
+    // device's finite elements beside those cannot be judged.
     bool solution_finite = true;
     for (int64_t j = 0; j < cols && solution_finite; ++j)
         for (int64_t i = 0; i < rows && solution_finite; ++i)
@@ -375,7 +377,7 @@ std::optional<Differences> check_call(const Blas3Op& op, CpuPart cpu,
             found.count += unlike.count;
         }
     }
-    keep_computed(found);
+    keep_computed(found, !solution_finite);
     return found;
 }
 

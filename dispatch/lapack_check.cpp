@@ -852,6 +852,11 @@ class SymmetricFactors {
             }
             // the row interchanged with the block's (second row for 'L' pairs, first for 'U')
             const int64_t swapped = pair ? (lower_ ? k + 1 : k - 1) : k;
+            // never interchanged with a row eliminated before it
+            if (lower_ ? std::abs(pivot) - 1 < swapped : std::abs(pivot) - 1 > swapped) {
+                valid_ = false;
+                return;
+            }
             blocks_.push_back({first, pair ? 2 : 1, swapped, std::abs(pivot) - 1});
             k += lower_ ? (pair ? 2 : 1) : -(pair ? 2 : 1);
         }
@@ -929,8 +934,8 @@ class SymmetricFactors {
     bool valid_ = true;
 };
 
-// Columns of +-1 from a fixed sequence, which a factorization is checked on: an error in the
-// factors shows in its product with them but for a set of measure zero (Freivalds).
+// Columns of pseudo-random reals in [-1, 1], which a factorization is checked on (Freivalds):
+// the errors whose products with all of them vanish are a set of measure zero.
 template <class T>
 Dense<T> probes(int64_t n) {
     constexpr int64_t kProbes = 4;
@@ -938,23 +943,18 @@ Dense<T> probes(int64_t n) {
     uint64_t state = 0x9E3779B97F4A7C15ULL;
     for (T& value : r.data) {
         state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-        value = T((state >> 63) != 0 ? 1 : -1);
+        value = T(static_cast<double>(state >> 11) * 0x1p-52 - 1.0);
     }
     return r;
 }
 
-// ||M R||, for the probes R and an n x n M, as a bound of ||M||_1 ||R||_1 is far too loose to
-// find much: the largest 2-norm of a column of M R over sqrt(n), each probe's 2-norm
-// (||M r||_2 <= ||M||_2 ||r||_2 <= ||M||_1 sqrt(n) for M symmetric, or within sqrt(n) of it).
+// M's size as the probes R see it: the largest ||M r||_inf, a lower bound of ||M||_inf for
+// probes of ||r||_inf <= 1 (of ||M||_1 too, for M symmetric).
 template <class T>
 double probed_norm(const Dense<T>& product) {
     double largest = 0;
-    for (int64_t j = 0; j < product.cols; ++j) {
-        double sum = 0;
-        for (int64_t i = 0; i < product.rows; ++i) sum += std::norm(product(i, j));
-        largest = larger(largest, std::sqrt(sum));
-    }
-    return largest / std::sqrt(static_cast<double>(product.rows));
+    for (const T& value : product.data) largest = larger(largest, magnitude(value));
+    return largest;
 }
 
 // The symmetric (complex symmetric for c, z: not Hermitian) matrix of A's `uplo` triangle.
@@ -967,18 +967,38 @@ Dense<T> symmetric_of(const Dense<T>& stored, char uplo) {
     return a;
 }
 
-// An upper bound of ||A||_1 = ||A||_inf from the factors: || |L| |D| |L^T| 1 ||_inf (the
-// element growth of the factorization included).
+// ||A||_1 = ||A||_inf of the factored A, estimated as LAPACK's xLACN2 does (Hager, Higham):
+// a lower bound, within a small factor in practice, at a few products with A.
 template <class T>
-double factored_norm(const SymmetricFactors<T>& factors, int64_t n) {
-    Dense<T> ones(n, 1);
-    for (T& value : ones.data) value = T(1);
-    factors.apply(ones, true);
-    return norm_infinity(ones);
+double estimated_norm(const SymmetricFactors<T>& factors, int64_t n) {
+    Dense<T> x(n, 1);
+    for (T& value : x.data) value = T(1.0 / static_cast<double>(n));
+    double estimate = 0;
+    for (int iteration = 0; iteration < 5; ++iteration) {
+        Dense<T> y = x;
+        factors.apply(y, false);
+        const double norm = norm_one(y);
+        if (iteration > 0 && norm <= estimate) break;
+        estimate = norm;
+        // z = A^H sign(y) (A^H = conj(A) for complex symmetric A)
+        Dense<T> z(n, 1);
+        for (int64_t i = 0; i < n; ++i) {
+            const double size = magnitude(y(i, 0));
+            z(i, 0) = size == 0 ? T(1) : conjugated(y(i, 0)) / static_cast<Real<T>>(size);
+        }
+        factors.apply(z, false);
+        int64_t best = 0;
+        for (int64_t i = 1; i < n; ++i)
+            if (magnitude(z(i, 0)) > magnitude(z(best, 0))) best = i;
+        x = Dense<T>(n, 1);
+        x(best, 0) = T(1);
+    }
+    return estimate;
 }
 
-// SYTRF (and SYSV's factors): ||(P L D L^T P^T - A) r|| / (n ||A|| ||r|| eps) for the probes r
-// (LAPACK's xSYT01 ratio on r: Bunch-Kaufman's element growth is small in practice).
+// SYTRF (and SYSV's factors): ||(P L D L^T P^T - A) r|| / (n ||A|| ||r|| eps) in
+// infinity-norms for the probes r (LAPACK's xSYT01 ratio on r: Bunch-Kaufman's element growth
+// is small in practice).
 template <class T>
 std::optional<Finding> check_symmetric_factors(const LapackOp& op, CpuPart blas,
                                                const Dense<T>& a_stored) {
@@ -1017,10 +1037,9 @@ std::optional<Finding> check_symmetric_solve_with_factors(const LapackOp& op, co
     return found;
 }
 
-// SYTRI: ||(A X - I) r|| / (n ||A|| ||X|| ||r|| eps) for the probes r, A from the factors
-// copied before the device ran, ||A|| bounded by || |L||D||L^T| || (A itself would cost
-// O(n^3) here; the bound is loose where the factors' multipliers are large), X symmetric from
-// its triangle.
+// SYTRI: ||(A X - I) r|| / (n ||A|| ||X|| ||r|| eps) in infinity-norms for the probes r, A
+// from the factors copied before the device ran (its norm estimated: A itself would cost
+// O(n^3) scalar work here), X symmetric from its triangle.
 template <class T>
 std::optional<Finding> check_symmetric_inverse(const LapackOp& op, CpuPart blas,
                                                const Dense<T>& factors_stored) {
@@ -1034,7 +1053,7 @@ std::optional<Finding> check_symmetric_inverse(const LapackOp& op, CpuPart blas,
     for (std::size_t e = 0; e < product.data.size(); ++e) product.data[e] -= r.data[e];
     Finding found;
     found.take(
-        ratio<T>(probed_norm(product), static_cast<double>(op.n) * factored_norm(factors, op.n) *
+        ratio<T>(probed_norm(product), static_cast<double>(op.n) * estimated_norm(factors, op.n) *
                                            norm_one(inverse) * epsilon<T>()),
         "||(A X - I) r|| / (n ||A|| ||X|| ||r|| eps) for probes r");
     return found;
