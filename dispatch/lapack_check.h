@@ -27,15 +27,15 @@
 //   SYTRF (and SYSV's factors)     ||(L D L^T - A) r|| / (n ||A|| ||r|| eps) for four probes r
 //   SYSV                           ||B - A X|| / (n ||A|| ||X|| eps)
 //   SYTRS                          |b - A x| / (n |L||D||L^T| |x| eps) element by element
-//   SYTRI                          ||(A X - I) r|| / (n ||A|| ||X|| ||r|| eps), ||A|| <=
-//   |||L||D||L^T|||
-// in 1-norms. A correct result gives ratios of order 1 (LAPACK's testers fail a ratio of
-// 30); a ratio beyond kRatioLimit fails the check: the inputs the device overwrote are put
-// back from copies and the CPU library computes the call. Eigen- and singular values without
-// vectors (SYEVD, SYEVR of the whole spectrum, GESVD, GEEV) are checked by their order and
-// their power sums, sum w^k = tr(A^k) for k = 1..4 (squared singular values: A^H A's). Other
-// routines and jobs (SYEVR of part of the spectrum without vectors, SYGVD's eigenvectors of
-// type 3) are not checked; SYGVD's values alone as those of the standard problem it reduces to.
+//   SYTRI                          ||(A X - I) r|| / (n ||A|| ||X|| ||r|| eps), ||A|| estimated
+// in 1-norms (the probed ones in infinity-norms). A correct result gives ratios of order 1
+// (LAPACK's testers fail a ratio of 30); a ratio beyond kRatioLimit fails the check: the inputs the
+// device overwrote are put back from copies and the CPU library computes the call. Eigen- and
+// singular values without vectors (SYEVD, SYEVR of the whole spectrum, GESVD, GEEV) are checked by
+// their order and their power sums, sum w^k = tr(A^k) for k = 1..4 (squared singular values: A^H
+// A's). Other routines and jobs (SYEVR of part of the spectrum without vectors, SYGVD's
+// eigenvectors of type 3) are not checked; SYGVD's values alone as those of the standard problem it
+// reduces to.
 #pragma once
 
 #include <cstddef>
