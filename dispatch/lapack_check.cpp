@@ -539,11 +539,13 @@ class Reflectors {
   private:
     bool apply_block(CpuPart blas, int64_t first, int64_t count, char side, bool adjoint,
                      Dense<T>& c) const {
-        const int64_t order = v_.rows;
-        Dense<T> v(order, count);
+        // The block's reflectors are zero above row `first`: only c's rows (columns, 'R')
+        // from there on take part.
+        const int64_t active = v_.rows - first;
+        Dense<T> v(active, count);
         for (int64_t j = 0; j < count; ++j) {
-            v(first + j, j) = T(1);
-            for (int64_t i = first + j + 1; i < order; ++i) v(i, j) = v_(i, first + j);
+            v(j, j) = T(1);
+            for (int64_t i = j + 1; i < active; ++i) v(i, j) = v_(first + i, first + j);
         }
         // S(0:j, j) = -tau(j) S(0:j, 0:j) (V^H V)(0:j, j), S(j, j) = tau(j).
         Dense<T> gram(count, count);
@@ -559,16 +561,28 @@ class Reflectors {
             s(j, j) = tau;
         }
         const char s_op = adjoint ? 'C' : 'N';
-        if (side == 'L') {  // c -= V op(S) (V^H c)
-            Dense<T> w(count, c.cols), sw(count, c.cols);
-            return gemm(blas, 'C', 'N', 1.0, v, c, 0.0, w) &&
+        const bool left = side == 'L';
+        Dense<T> part(left ? active : c.rows, left ? c.cols : active);
+        const auto at = [&](int64_t i, int64_t j) -> T& {
+            return left ? c(first + i, j) : c(i, first + j);
+        };
+        for (int64_t j = 0; j < part.cols; ++j)
+            for (int64_t i = 0; i < part.rows; ++i) part(i, j) = at(i, j);
+        bool done;
+        if (left) {  // c -= V op(S) (V^H c)
+            Dense<T> w(count, part.cols), sw(count, part.cols);
+            done = gemm(blas, 'C', 'N', 1.0, v, part, 0.0, w) &&
                    gemm(blas, s_op, 'N', 1.0, s, w, 0.0, sw) &&
-                   gemm(blas, 'N', 'N', -1.0, v, sw, 1.0, c);
+                   gemm(blas, 'N', 'N', -1.0, v, sw, 1.0, part);
+        } else {  // c -= (c V) op(S) V^H
+            Dense<T> w(part.rows, count), ws(part.rows, count);
+            done = gemm(blas, 'N', 'N', 1.0, part, v, 0.0, w) &&
+                   gemm(blas, 'N', s_op, 1.0, w, s, 0.0, ws) &&
+                   gemm(blas, 'N', 'C', -1.0, ws, v, 1.0, part);
         }
-        Dense<T> w(c.rows, count), ws(c.rows, count);  // c -= (c V) op(S) V^H
-        return gemm(blas, 'N', 'N', 1.0, c, v, 0.0, w) &&
-               gemm(blas, 'N', s_op, 1.0, w, s, 0.0, ws) &&
-               gemm(blas, 'N', 'C', -1.0, ws, v, 1.0, c);
+        for (int64_t j = 0; j < part.cols; ++j)
+            for (int64_t i = 0; i < part.rows; ++i) at(i, j) = part(i, j);
+        return done;
     }
 
     const Dense<T>& v_;
