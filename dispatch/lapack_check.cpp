@@ -262,10 +262,14 @@ std::optional<Finding> check_potrf(const LapackOp& op, CpuPart blas, const Dense
                                    const void* factored, int64_t ld) {
     const Dense<T> factor = triangle(load<T>(factored, ld, op.n, op.n), op.uplo);
     const Dense<T> original = hermitian(a, op.uplo);
-    Dense<T> product = original;
     const bool lower = op.uplo == 'L';
-    if (!gemm(blas, lower ? 'N' : 'C', lower ? 'C' : 'N', 1.0, factor, factor, -1.0, product))
-        return std::nullopt;
+    // L (L^H), or U^H (U), by TRMM: half GEMM's work
+    Dense<T> product(op.n, op.n);
+    for (int64_t j = 0; j < op.n; ++j)
+        for (int64_t i = 0; i < op.n; ++i)
+            product(i, j) = lower ? conjugated(factor(j, i)) : factor(i, j);
+    if (!trmm(blas, op.uplo, lower ? 'N' : 'C', 'N', factor, product)) return std::nullopt;
+    for (std::size_t e = 0; e < product.data.size(); ++e) product.data[e] -= original.data[e];
     Finding found;
     found.take(
         ratio<T>(norm_one(product), static_cast<double>(op.n) * norm_one(original) * epsilon<T>()),
