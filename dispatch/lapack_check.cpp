@@ -303,6 +303,20 @@ Dense<T> magnitudes(const Dense<T>& m) {
     return result;
 }
 
+// max |b - A x| / (n scale eps) element by element, `product` A x and `scale` the bound's
+// |factors| |x| (a solve's residual with triangular factors is within a small multiple of it).
+template <class T>
+Finding componentwise_residual(const Dense<T>& b, const Dense<T>& product, const Dense<T>& scale,
+                               int64_t n, const char* what) {
+    Finding found;
+    for (std::size_t e = 0; e < product.data.size(); ++e) {
+        found.take(ratio<T>(magnitude(b.data[e] - product.data[e]),
+                            static_cast<double>(n) * std::real(scale.data[e]) * epsilon<T>()),
+                   what);
+    }
+    return found;
+}
+
 // GETRS, POTRS, TRTRS (and GESV, POSV, after the check of the factors they leave): the
 // solutions against the factors, element by element: the residual
 // of a solve with triangular factors is within a small multiple of n eps |L| |U| |x|
@@ -317,13 +331,8 @@ std::optional<Finding> check_solve_with_factors(const LapackOp& op, CpuPart blas
     if (!apply_factored(op, blas, factors, product) ||
         !apply_factored(op, blas, magnitudes(factors), scale))
         return std::nullopt;
-    Finding found;
-    for (std::size_t e = 0; e < product.data.size(); ++e) {
-        found.take(ratio<T>(magnitude(b.data[e] - product.data[e]),
-                            static_cast<double>(op.n) * std::real(scale.data[e]) * epsilon<T>()),
-                   "max |b - A x| / (n |L| |U| |x| eps), A from its factors");
-    }
-    return found;
+    return componentwise_residual(b, product, scale, op.n,
+                                  "max |b - A x| / (n |L| |U| |x| eps), A from its factors");
 }
 
 // GETRI, POTRI, TRTRI: ||A X - I|| / (n ||A|| ||X|| eps) for the inverse X the device left in
@@ -1046,13 +1055,8 @@ std::optional<Finding> check_symmetric_solve_with_factors(const LapackOp& op, co
     Dense<T> product = x, scale = x;
     factors.apply(product, false);
     factors.apply(scale, true);
-    Finding found;
-    for (std::size_t e = 0; e < product.data.size(); ++e) {
-        found.take(ratio<T>(magnitude(b.data[e] - product.data[e]),
-                            static_cast<double>(op.n) * std::real(scale.data[e]) * epsilon<T>()),
-                   "max |b - A x| / (n |L| |D| |L^T| |x| eps), A from its factors");
-    }
-    return found;
+    return componentwise_residual(b, product, scale, op.n,
+                                  "max |b - A x| / (n |L| |D| |L^T| |x| eps), A from its factors");
 }
 
 // SYTRI: ||(A X - I) r|| / (n ||A|| ||X|| ||r|| eps) in infinity-norms for the probes r, A

@@ -761,13 +761,7 @@ int run_lapack_on_request_wrong(const gpushim_lapack_op& op) {
         case GPUSHIM_GEEV:  // W is complex for complex GEEV, WR for real
             make_wrong_on_request(static_cast<T*>(op.jobz == 'V' ? op.u : op.w));
             break;
-        case GPUSHIM_SYGVD:
-            if (op.jobz == 'V') {
-                make_wrong_on_request(static_cast<T*>(op.a));
-            } else {
-                make_wrong_on_request(static_cast<Real*>(op.w));
-            }
-            break;
+        case GPUSHIM_SYGVD:  // the eigenvectors in A, or the values alone
         case GPUSHIM_SYEVD:
             if (op.jobz == 'V') {
                 make_wrong_on_request(static_cast<T*>(op.a));
