@@ -38,10 +38,11 @@ enum class OnDifference {
 };
 
 // Runs `execute` (an executor call) and records the call when its result is complete
-// (CpuReason::none), with what `check` finds of it; else why the CPU must compute it.
+// (CpuReason::none), with what `check` finds of it; else why the CPU must compute it, and what
+// the attempt moved.
 template <class Op, class Execute, class Check>
-CpuReason run_and_record(const Op& op, Routine routine, Execute&& execute, Check&& check,
-                         OnDifference on_difference) {
+DeviceAttempt run_and_record(const Op& op, Routine routine, Execute&& execute, Check&& check,
+                             OnDifference on_difference) {
     const auto start = std::chrono::steady_clock::now();
     gpu::Transfers transfers;
     gpu::Outcome outcome;
@@ -50,12 +51,16 @@ CpuReason run_and_record(const Op& op, Routine routine, Execute&& execute, Check
         outcome = execute(transfers);
         gpu::leave_room_for_others();
     }
-    if (outcome == gpu::Outcome::failed) return CpuReason::device_failed;
-    if (outcome == gpu::Outcome::unavailable) return CpuReason::device_unavailable;
+    const auto not_done = [&](CpuReason reason) {
+        return DeviceAttempt{reason, transfers.bytes_to_device, transfers.bytes_to_host,
+                             transfers.bytes_reused};
+    };
+    if (outcome == gpu::Outcome::failed) return not_done(CpuReason::device_failed);
+    if (outcome == gpu::Outcome::unavailable) return not_done(CpuReason::device_unavailable);
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
     const Verdict verdict = check();
     if (verdict == Verdict::differed && on_difference == OnDifference::recompute)
-        return CpuReason::device_differed;
+        return not_done(CpuReason::device_differed);
     if (statistics_enabled()) {
         const bool completed = outcome == gpu::Outcome::completed;
         CallRecord record{.routine = routine,
@@ -70,7 +75,7 @@ CpuReason run_and_record(const Op& op, Routine routine, Execute&& execute, Check
                           .shape = tracing_calls() ? call_shape(op) : std::string()};
         record_call(record);
     }
-    return CpuReason::none;
+    return {};
 }
 
 // Why a BLAS or LAPACK call stays on the CPU, in the order the router weighs the reasons;
@@ -121,7 +126,7 @@ CpuReason cpu_reason(const Blas3Op& op, Routine routine) {
     return reason_for(op, routine, [&] { return multiply_adds(op); });
 }
 
-CpuReason run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part) {
+DeviceAttempt run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part) {
     std::optional<Blas3Check> check;
     if (config().verify) check.emplace(op, cpu_part);
     return run_and_record(
@@ -135,7 +140,7 @@ CpuReason cpu_reason(const LapackOp& op, Routine routine) {
     return reason_for(op, routine, [&] { return cubed_order(op); });
 }
 
-CpuReason run_on_gpu(const LapackOp& op, const LapackRoutine& routine) {
+DeviceAttempt run_on_gpu(const LapackOp& op, const LapackRoutine& routine) {
     std::optional<LapackCheck> check;
     if (config().verify && lapack_checked(op)) check.emplace(op, routine.blas);
     return run_and_record(
@@ -164,8 +169,9 @@ std::unique_ptr<gpu::FftDeviceState> bind_to_device(const FftProblem& problem, R
     return nullptr;
 }
 
-CpuReason run_on_gpu(const FftOp& op, Routine routine, gpu::FftDeviceState& device, FftOnCpu cpu) {
-    if (inside_device_operation) return CpuReason::inside_device_operation;
+DeviceAttempt run_on_gpu(const FftOp& op, Routine routine, gpu::FftDeviceState& device,
+                         FftOnCpu cpu) {
+    if (inside_device_operation) return {CpuReason::inside_device_operation};
     std::optional<FftCheck> check;
     if (config().verify) check.emplace(op, cpu);
     return run_and_record(

@@ -21,10 +21,19 @@ namespace gpu {
 class FftDeviceState;
 }
 
-// Tries the device, which may compute part of the call through `cpu_part`; records the call
-// when its result is complete (CpuReason::none). Else why the CPU must compute it: the
-// device failed, or was unavailable (no device, or no room on it).
-CpuReason run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part);
+// What trying the device for a call came to: CpuReason::none when its result is complete (and
+// recorded), else why the CPU must compute it, with the bytes the attempt moved, which the
+// CPU's record of the call counts.
+struct DeviceAttempt {
+    CpuReason reason = CpuReason::none;
+    uint64_t bytes_to_device = 0;
+    uint64_t bytes_to_host = 0;
+    uint64_t bytes_reused = 0;
+};
+
+// Tries the device, which may compute part of the call through `cpu_part`: the device failed,
+// or was unavailable (no device, or no room on it), or the call is done.
+DeviceAttempt run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part);
 
 // Small calls, the common case, leave at the door: an entry point forwards a call to the
 // CPU library at once, before describing it, when its size (a BLAS call's size_product, a
@@ -42,10 +51,12 @@ CpuReason run_on_gpu(const Blas3Op& op, Routine routine, CpuPart cpu_part);
 // Forwards the call through `cpu_call`, timed and recorded when a report or the call trace
 // is collected (`reason`: why it runs there). Calls the CPU library makes back into the shim
 // meanwhile are part of this one.
-// `tried` is when the device was tried for the call, whose time counts too.
+// `tried` is when the device was tried for the call, whose time counts too, and `attempt`
+// what that attempt moved.
 template <class Op, class CpuCall>
 void forward_to_cpu(const Op& op, Routine routine, CpuReason reason, CpuCall&& cpu_call,
-                    std::chrono::steady_clock::time_point tried = {}) {
+                    std::chrono::steady_clock::time_point tried = {},
+                    const DeviceAttempt& attempt = {}) {
     if (!statistics_enabled()) {
         cpu_call();
         return;
@@ -64,6 +75,9 @@ void forward_to_cpu(const Op& op, Routine routine, CpuReason reason, CpuCall&& c
         .placement = recomputed ? Placement::fallback : Placement::cpu,
         .seconds = elapsed.count(),
         .flops = reason != CpuReason::workspace_query && arguments_valid(op) ? flop_count(op) : 0.0,
+        .bytes_to_device = attempt.bytes_to_device,
+        .bytes_to_host = attempt.bytes_to_host,
+        .bytes_reused = attempt.bytes_reused,
         .reason = reason,
         .verdict = reason == CpuReason::device_differed ? Verdict::differed : Verdict::unchecked,
         .shape = tracing_calls() ? call_shape(op) : std::string()};
@@ -85,14 +99,14 @@ inline std::chrono::steady_clock::time_point trying_device() {
 // canonical sub-call there, for the part of a call the device could not finish.
 template <class CpuCall>
 void route(const Blas3Op& op, Routine routine, CpuCall&& cpu_call, CpuPart cpu_part) {
-    CpuReason reason = cpu_reason(op, routine);
+    DeviceAttempt attempt{cpu_reason(op, routine)};
     std::chrono::steady_clock::time_point tried{};
-    if (reason == CpuReason::none) {
+    if (attempt.reason == CpuReason::none) {
         tried = trying_device();
-        reason = run_on_gpu(op, routine, cpu_part);
-        if (reason == CpuReason::none) return;
+        attempt = run_on_gpu(op, routine, cpu_part);
+        if (attempt.reason == CpuReason::none) return;
     }
-    forward_to_cpu(op, routine, reason, cpu_call, tried);
+    forward_to_cpu(op, routine, attempt.reason, cpu_call, tried, attempt);
 }
 
 // LAPACK calls: as the Level-3 BLAS calls.
@@ -108,7 +122,7 @@ struct LapackRoutine {
 // Runs the call on the device; CpuReason::none when its results are in the caller's arrays
 // (and, under GPUSHIM_VERIFY, passed their check: else the inputs are put back and the reason
 // is device_differed).
-CpuReason run_on_gpu(const LapackOp& op, const LapackRoutine& routine);
+DeviceAttempt run_on_gpu(const LapackOp& op, const LapackRoutine& routine);
 
 // `cpu_call` forwards the caller's own arguments to the CPU library. `workspace_suffices`
 // asks, for a call worth offloading, whether the caller's workspace is at least what the
@@ -119,9 +133,9 @@ CpuReason run_on_gpu(const LapackOp& op, const LapackRoutine& routine);
 template <class CpuCall, class WorkspaceSuffices, class Finish>
 void route(const LapackOp& op, const LapackRoutine& routine, CpuCall&& cpu_call,
            WorkspaceSuffices&& workspace_suffices, Finish&& finish) {
-    CpuReason reason = cpu_reason(op, routine.name);
+    DeviceAttempt attempt{cpu_reason(op, routine.name)};
     std::chrono::steady_clock::time_point tried{};
-    if (reason == CpuReason::none) {
+    if (attempt.reason == CpuReason::none) {
         bool workspace_ok = false;
         {
             // The CPU library's query makes queries of its own through the shim's entries.
@@ -130,19 +144,19 @@ void route(const LapackOp& op, const LapackRoutine& routine, CpuCall&& cpu_call,
         }
         // Only then are the caller's arrays read: a workspace query may pass none.
         if (!workspace_ok) {
-            reason = CpuReason::small_workspace;
+            attempt.reason = CpuReason::small_workspace;
         } else if (!suits_device(op)) {
-            reason = CpuReason::not_for_device;
+            attempt.reason = CpuReason::not_for_device;
         } else {
             tried = trying_device();
-            reason = run_on_gpu(op, routine);
-            if (reason == CpuReason::none) {
+            attempt = run_on_gpu(op, routine);
+            if (attempt.reason == CpuReason::none) {
                 finish();
                 return;
             }
         }
     }
-    forward_to_cpu(op, routine.name, reason, cpu_call, tried);
+    forward_to_cpu(op, routine.name, attempt.reason, cpu_call, tried, attempt);
 }
 
 // FFTs are routed when planned: a transform the device can compute, of at least its
@@ -154,21 +168,22 @@ std::unique_ptr<gpu::FftDeviceState> bind_to_device(const FftProblem& problem, R
 
 // Runs one execution of a plan bound for the device; CpuReason::none when its result is in
 // op.out. GPUSHIM_VERIFY checks it with `cpu`.
-CpuReason run_on_gpu(const FftOp& op, Routine routine, gpu::FftDeviceState& device, FftOnCpu cpu);
+DeviceAttempt run_on_gpu(const FftOp& op, Routine routine, gpu::FftDeviceState& device,
+                         FftOnCpu cpu);
 
 // `device` is the plan's device state when it is bound for the device, else nullptr and
 // `unbound` why; `cpu_call` executes FFTW's plan on the caller's arrays, `cpu` on others.
 template <class CpuCall>
 void route(const FftOp& op, Routine routine, gpu::FftDeviceState* device, CpuReason unbound,
            CpuCall&& cpu_call, FftOnCpu cpu) {
-    CpuReason reason = unbound;
+    DeviceAttempt attempt{unbound};
     std::chrono::steady_clock::time_point tried{};
     if (device != nullptr) {
         tried = trying_device();
-        reason = run_on_gpu(op, routine, *device, cpu);
-        if (reason == CpuReason::none) return;
+        attempt = run_on_gpu(op, routine, *device, cpu);
+        if (attempt.reason == CpuReason::none) return;
     }
-    forward_to_cpu(op, routine, reason, cpu_call, tried);
+    forward_to_cpu(op, routine, attempt.reason, cpu_call, tried, attempt);
 }
 
 }  // namespace gpushim

@@ -103,8 +103,9 @@ std::string byte_count(uint64_t bytes) {
     return format("%.2f GB", static_cast<double>(bytes) * 1e-9);
 }
 
-// "dgemm m=8 n=8 k=8: CPU, 0.012 ms (below its threshold)"; a device call adds the bytes
-// that crossed PCIe each way, and those found on the device already.
+// "dgemm m=8 n=8 k=8: CPU, 0.012 ms (below its threshold)"; a device call (and one the CPU
+// computed after the device's attempt) adds the bytes that crossed PCIe each way, and those
+// found on the device already.
 std::string trace_line(const CallRecord& record) {
     std::string line = std::string(routine_name(record.routine)) + " " + record.shape + ": ";
     // The call's time, and its rate where it computed anything.
@@ -138,11 +139,11 @@ std::string trace_line(const CallRecord& record) {
         case CpuReason::device_failed_part_way:
             return line + format("GPU and CPU (%s), ", describe(record.reason)) + took("in all") +
                    moved() + checked();
-        case CpuReason::device_failed:
-            return line + "the device failed; the CPU computed it, " + took("in all");
+        case CpuReason::device_failed:  // with what the failed attempt moved
+            return line + "the device failed; the CPU computed it, " + took("in all") + moved();
         case CpuReason::device_differed:
             return line + "the device's result failed its check; the CPU computed it, " +
-                   took("in all");
+                   took("in all") + moved();
         default:
             return line + took("CPU,") + format(", %s", describe(record.reason));
     }

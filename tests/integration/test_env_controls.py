@@ -35,7 +35,8 @@ GPUSHIM_LOG=trace (a line for each call):
     threshold" (the trace alone makes small calls leave the entry points' shortcut)
   - offloaded products and a solve: each on the GPU, with its sizes; an eigh: its workspace
     query on the CPU ("a workspace query"), the decomposition on the GPU; with every other device
-    operation failing (hostsim): each recomputed on the CPU; in narrow panels, one in nine
+    operation failing (hostsim): each recomputed on the CPU, with the bytes the failed attempt
+    moved ("... to the device, 0 B back"); in narrow panels, one in nine
     failing: a product finished by the CPU
 GPUSHIM_VERIFY=1 (each product the device computed, checked on the CPU):
   - with the trace: each product "checked: agrees with the CPU"; on a device computing every
@@ -183,7 +184,8 @@ def main() -> int:
           "stderr_has_too": "trace: dsyevd n=120: GPU, ", "stderr_has_also": ": CPU, "}),
         ("LOG=trace, device failing", 120, {}, {"GPUSHIM_LOG": "trace",
                                                 "GPUSHIM_HOSTSIM_FAIL_EVERY": "2"},
-         {"stderr_has": "trace: zgemm m=120 n=120 k=120: the device failed; the CPU computed it"}),
+         {"stderr_has": "trace: zgemm m=120 n=120 k=120: the device failed; the CPU computed it",
+          "stderr_has_too": "kB to the device, 0 B back"}),
         ("LOG=trace, device failing part-way", 200, {},
          {"GPUSHIM_LOG": "trace", "GPUSHIM_PANEL_BYTES": "20000", "GPUSHIM_HOSTSIM_FAIL_EVERY": "9"},
          {"stderr_has": "trace: dgemm m=200 n=200 k=200: GPU and CPU (the device failed part-way"}),

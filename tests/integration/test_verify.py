@@ -28,7 +28,7 @@ under LD_PRELOAD=<shim>, GPUSHIM_THRESHOLD=0, GPUSHIM_VERIFY=1:
     report has them (NumPy computes some in double)
   - hostsim changing the first element of every result (GPUSHIM_HOSTSIM_WRONG_EVERY=1):
     results right (each call recomputed on the CPU), every routine above differed, a warning
-    naming the ratio that failed
+    naming the ratio that failed, and the bytes the device's attempts moved in the report
 """
 from __future__ import annotations
 
@@ -266,6 +266,9 @@ def main() -> int:
                     mine.append(f"{routine}: no difference found on a device computing wrong")
                 elif not wrong and r.get("differed", 0) > 0:
                     mine.append(f"{routine}: {r['differed']} results differed")
+            if wrong and rep.get("dgesv", {}).get("bytes_h2d", 0) <= 0:
+                # every dgesv recomputed on the CPU; the device's attempts moved bytes
+                mine.append(f"dgesv: the failed attempts' bytes not reported: {rep.get('dgesv')}")
             if wrong and "GPUSHIM_VERIFY: dgesv n=96 nrhs=3: the device's result fails its " \
                          "check: max |b - A x|" not in res.stderr:
                 mine.append(f"no warning for dgesv: {st.tail(res.stderr, 10)!r}")
