@@ -658,10 +658,11 @@ std::optional<Finding> check_ormqr(const LapackOp& op, CpuPart blas, const Dense
     return found;
 }
 
-// SYGVD with eigenvectors Z, itype 1 (A Z = B Z W) or 2 (A B Z = Z W): the residual over
-// n eps ||Z|| (||A|| + ||B|| max |w|) for 1, n eps ||A|| ||B|| ||Z|| for 2 (LAPACK's xSGT01,
-// with B Z W's own size for 1, which may exceed A Z's), the B-orthonormality
-// ||Z^H B Z - I|| / (n ||B|| ||Z||^2 eps), and B's Cholesky factor the device left, as POTRF's.
+// SYGVD with eigenvectors Z, itype 1 (A Z = B Z W), 2 (A B Z = Z W) or 3 (B A Z = Z W): the
+// residual over n eps ||Z|| (||A|| + ||B|| max |w|) for 1, n eps ||A|| ||B|| ||Z|| for 2 and 3
+// (LAPACK's xSGT01, with B Z W's own size for 1, which may exceed A Z's), for 1 and 2 the
+// B-orthonormality ||Z^H B Z - I|| / (n ||B|| ||Z||^2 eps) (type 3's Z^H B^-1 Z = I is not
+// checked), and B's Cholesky factor the device left, as POTRF's.
 template <class T>
 std::optional<Finding> check_generalized_eigen(const LapackOp& op, CpuPart blas,
                                                const Dense<T>& a_stored, const Dense<T>& b_stored) {
@@ -669,22 +670,20 @@ std::optional<Finding> check_generalized_eigen(const LapackOp& op, CpuPart blas,
     const Dense<T> a = hermitian(a_stored, op.uplo), b = hermitian(b_stored, op.uplo);
     const Dense<T> vectors = load<T>(op.a, op.lda, n, n);
     const Dense<T> scaled = scaled_columns(vectors, op.w, n);
-    Dense<T> b_vectors(n, n), residual(n, n);
+    Dense<T> inner(n, n), residual(n, n);
     const bool first_type = op.itype == 1;
-    // 1: A Z - B (Z W); 2: A (B Z) - Z W
-    if (!gemm(blas, 'N', 'N', 1.0, b, first_type ? scaled : vectors, 0.0, b_vectors) ||
-        !gemm(blas, 'N', 'N', 1.0, a, first_type ? vectors : b_vectors, 0.0, residual))
+    // 1: A Z - B (Z W); 2: A (B Z) - Z W; 3: B (A Z) - Z W
+    const Dense<T>& inner_matrix = op.itype == 3 ? a : b;
+    if (!gemm(blas, 'N', 'N', 1.0, inner_matrix, first_type ? scaled : vectors, 0.0, inner) ||
+        !gemm(blas, 'N', 'N', 1.0, op.itype == 3 ? b : a, first_type ? vectors : inner, 0.0,
+              residual))
         return std::nullopt;
-    const Dense<T>& subtracted = first_type ? b_vectors : scaled;
+    const Dense<T>& subtracted = first_type ? inner : scaled;
     for (std::size_t e = 0; e < residual.data.size(); ++e) residual.data[e] -= subtracted.data[e];
-    Dense<T> b_z(n, n), gram = identity<T>(n);
-    if (!gemm(blas, 'N', 'N', 1.0, b, vectors, 0.0, b_z) ||
-        !gemm(blas, 'C', 'N', 1.0, vectors, b_z, -1.0, gram))
-        return std::nullopt;
     const auto* values = static_cast<const Real<T>*>(op.w);
     double largest_value = 0;
     for (int64_t j = 0; j < n; ++j)
-        largest_value = std::max(largest_value, std::fabs(static_cast<double>(values[j])));
+        largest_value = larger(largest_value, std::fabs(static_cast<double>(values[j])));
     const double norm_a = norm_one(a), norm_b = norm_one(b), norm_z = norm_one(vectors);
     const double scale =
         first_type ? norm_z * (norm_a + norm_b * largest_value) : norm_a * norm_b * norm_z;
@@ -692,8 +691,14 @@ std::optional<Finding> check_generalized_eigen(const LapackOp& op, CpuPart blas,
         check_potrf(op, blas, b_stored, op.b, op.ldb);  // B's factor, in B's place
     if (!found) return std::nullopt;
     found->take(ratio<T>(norm_one(residual), static_cast<double>(n) * scale * epsilon<T>()),
-                first_type ? "||A Z - B Z W|| / (n ||Z|| (||A|| + ||B|| max|w|) eps)"
-                           : "||A B Z - Z W|| / (n ||A|| ||B|| ||Z|| eps)");
+                first_type      ? "||A Z - B Z W|| / (n ||Z|| (||A|| + ||B|| max|w|) eps)"
+                : op.itype == 2 ? "||A B Z - Z W|| / (n ||A|| ||B|| ||Z|| eps)"
+                                : "||B A Z - Z W|| / (n ||A|| ||B|| ||Z|| eps)");
+    if (op.itype == 3) return found;  // Z^H B^-1 Z = I: not checked
+    Dense<T> b_z(n, n), gram = identity<T>(n);
+    if (!gemm(blas, 'N', 'N', 1.0, b, vectors, 0.0, b_z) ||
+        !gemm(blas, 'C', 'N', 1.0, vectors, b_z, -1.0, gram))
+        return std::nullopt;
     found->take(
         ratio<T>(norm_one(gram), static_cast<double>(n) * norm_b * norm_z * norm_z * epsilon<T>()),
         "||Z^H B Z - I|| / (n ||B|| ||Z||^2 eps)");
@@ -819,6 +824,48 @@ std::optional<Finding> check_eigenvalues(const LapackOp& op, CpuPart blas, const
     const Dense<T> original = hermitian(a, op.uplo);
     return check_power_sums(blas, original, values, norm_frobenius(original),
                             static_cast<double>(op.n));
+}
+
+// SYEVR of part of the spectrum without eigenvectors: necessary conditions only (without
+// vectors or the whole spectrum, no cheap residual or power sum exists): as many values as an
+// index range asks for, ascending, and each within the Gershgorin intervals' hull and a value
+// range (vl, vu], both widened by the rounding of n eps ||A||: the distance outside over
+// n ||A|| eps.
+template <class T>
+std::optional<Finding> check_eigenvalue_subset(const LapackOp& op, const Dense<T>& a_stored) {
+    const int64_t count = *op.found;
+    const std::vector<std::complex<double>> values = real_values<T>(op.w, count);
+    Finding found;
+    if ((op.range == 'I' && count != op.iu - op.il + 1) || count < 0 || count > op.n) {
+        found.take(std::numeric_limits<double>::infinity(), "M as the range asks");
+        return found;
+    }
+    if (!in_order(values, true)) {
+        found.take(std::numeric_limits<double>::infinity(), "W ascending");
+        return found;
+    }
+    const Dense<T> a = hermitian(a_stored, op.uplo);
+    double low = std::numeric_limits<double>::infinity(), high = -low;
+    for (int64_t i = 0; i < op.n; ++i) {
+        double radius = 0;
+        for (int64_t j = 0; j < op.n; ++j)
+            if (j != i) radius += magnitude(a(i, j));
+        low = std::min(low, std::real(a(i, i)) - radius);
+        high = std::max(high, std::real(a(i, i)) + radius);
+    }
+    if (op.range == 'V') {
+        low = std::max(low, op.vl);
+        high = std::min(high, op.vu);
+    }
+    const double scale = static_cast<double>(op.n) * norm_one(a) * epsilon<T>();
+    for (const std::complex<double>& value : values) {
+        const double outside = std::isnan(value.real())
+                                   ? value.real()
+                                   : std::max({0.0, low - value.real(), value.real() - high});
+        found.take(ratio<T>(outside, scale),
+                   "distance outside the Gershgorin hull and (vl, vu] / (n ||A|| eps)");
+    }
+    return found;
 }
 
 // GESVD (m >= n) without both U and V^T: descending and not negative, and the power sums of
@@ -1208,8 +1255,9 @@ std::optional<Finding> ratios_of(const LapackOp& op, CpuPart blas,
         case GPUSHIM_TRTRS:
             return check_solve_with_factors(op, blas, packed(b_bytes, op.n, op.nrhs));
         case GPUSHIM_SYEVR:
-            return op.jobz == 'V' ? check_eigen_subset(op, blas, packed(a_bytes, rows, op.n))
-                                  : check_eigenvalues(op, blas, packed(a_bytes, rows, op.n));
+            if (op.jobz == 'V') return check_eigen_subset(op, blas, packed(a_bytes, rows, op.n));
+            return op.range == 'A' ? check_eigenvalues(op, blas, packed(a_bytes, rows, op.n))
+                                   : check_eigenvalue_subset(op, packed(a_bytes, rows, op.n));
         case GPUSHIM_SYEVD:
             return op.jobz == 'V' ? check_eigen(op, blas, packed(a_bytes, rows, op.n))
                                   : check_eigenvalues(op, blas, packed(a_bytes, rows, op.n));
@@ -1318,12 +1366,12 @@ bool lapack_checked(const LapackOp& op) {
         case GPUSHIM_SYTRI:
             return true;
         case GPUSHIM_SYEVD:
+        case GPUSHIM_SYEVR:
         case GPUSHIM_GEEV:
             return true;
-        case GPUSHIM_SYEVR:  // without vectors, the whole spectrum only
-            return op.jobz == 'V' || op.range == 'A';
-        case GPUSHIM_SYGVD:  // type 3's eigenvectors are not checked
-            return op.jobz == 'N' || op.itype != 3;
+
+        case GPUSHIM_SYGVD:
+            return true;
         case GPUSHIM_GESVD:
             return op.m >= op.n;
         default:

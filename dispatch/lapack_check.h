@@ -18,9 +18,9 @@
 //   ORGQR                          ||Q - Q_cpu|| / (m eps), Q's orthonormality
 //   ORMQR                          ||C - C_cpu|| / (max(m, n) ||C|| eps)
 // (Q_cpu, C_cpu: the reflectors given, applied here with the CPU library's GEMM)
-//   SYGVD (type 1, 2; eigenvectors Z)  the residual over n eps ||Z|| (||A|| + ||B|| max|w|)
-//                                  (1) or n eps ||A|| ||B|| ||Z|| (2), ||Z^H B Z - I|| /
-//                                  (n ||B|| ||Z||^2 eps), and B's factor as POTRF's
+//   SYGVD (eigenvectors Z)         the residual over n eps ||Z|| (||A|| + ||B|| max|w|)
+//                                  (type 1) or n eps ||A|| ||B|| ||Z|| (2, 3), ||Z^H B Z - I|| /
+//                                  (n ||B|| ||Z||^2 eps) (1, 2), and B's factor as POTRF's
 //   GELS, GELSD                    ||A^H (B - A X)|| / (max(m, n, nrhs) ||A|| (||B|| +
 //                                  ||A|| ||X||) eps) (GELSD's rcond for eps where larger), and
 //                                  at full rank rows n+1..m's norm as the residual's
@@ -29,13 +29,13 @@
 //   SYTRS                          |b - A x| / (n |L||D||L^T| |x| eps) element by element
 //   SYTRI                          ||(A X - I) r|| / (n ||A|| ||X|| ||r|| eps), ||A|| estimated
 // in 1-norms (the probed ones in infinity-norms). A correct result gives ratios of order 1
-// (LAPACK's testers fail a ratio of 30); a ratio beyond kRatioLimit fails the check: the inputs the
-// device overwrote are put back from copies and the CPU library computes the call. Eigen- and
-// singular values without vectors (SYEVD, SYEVR of the whole spectrum, GESVD, GEEV) are checked by
-// their order and their power sums, sum w^k = tr(A^k) for k = 1..4 (squared singular values: A^H
-// A's). Other routines and jobs (SYEVR of part of the spectrum without vectors, SYGVD's
-// eigenvectors of type 3) are not checked; SYGVD's values alone as those of the standard problem it
-// reduces to.
+// (LAPACK's testers fail a ratio of 30); a ratio beyond kRatioLimit fails the check: the
+// inputs the device overwrote are put back from copies and the CPU library computes the call.
+// Eigen- and singular values without vectors (SYEVD, SYEVR of the whole spectrum, GESVD,
+// GEEV) are checked by their order and their power sums, sum w^k = tr(A^k) for k = 1..4
+// (squared singular values: A^H A's; SYGVD's: those of the standard problem it reduces to).
+// SYEVR's values of part of the spectrum, without vectors: their number, order, and the
+// Gershgorin hull and (vl, vu] they must lie in (necessary conditions only).
 #pragma once
 
 #include <cstddef>
