@@ -658,11 +658,21 @@ std::optional<Finding> check_ormqr(const LapackOp& op, CpuPart blas, const Dense
     return found;
 }
 
+// ||F^-1||_1 ||F^-1||_inf, a bound of ||F^-1||_2^2 (||B^-1|| for B's Cholesky factor F), with
+// F^-1 formed by the CPU library's TRSM.
+template <class T>
+std::optional<double> inverse_norms(CpuPart blas, char uplo, const Dense<T>& factor) {
+    Dense<T> inverse = identity<T>(factor.rows);
+    if (!triangular(blas, GPUSHIM_TRSM, uplo, 'N', 'N', factor, inverse)) return std::nullopt;
+    return norm_one(inverse) * norm_infinity(inverse);
+}
+
 // SYGVD with eigenvectors Z, itype 1 (A Z = B Z W), 2 (A B Z = Z W) or 3 (B A Z = Z W): the
 // residual over n eps ||Z|| (||A|| + ||B|| max |w|) for 1, n eps ||A|| ||B|| ||Z|| for 2 and 3
-// (LAPACK's xSGT01, with B Z W's own size for 1, which may exceed A Z's), for 1 and 2 the
-// B-orthonormality ||Z^H B Z - I|| / (n ||B|| ||Z||^2 eps) (type 3's Z^H B^-1 Z = I is not
-// checked), and B's Cholesky factor the device left, as POTRF's.
+// (LAPACK's xSGT01, with B Z W's own size for 1, which may exceed A Z's), the normalization
+// ||Z^H B Z - I|| / (n ||B|| ||Z||^2 eps) for 1 and 2, ||Z^H B^-1 Z - I|| / (n ||B^-1|| ||Z||^2
+// eps) for 3 (with B's factor, ||B^-1|| bounded from its inverse), and B's Cholesky factor the
+// device left, as POTRF's.
 template <class T>
 std::optional<Finding> check_generalized_eigen(const LapackOp& op, CpuPart blas,
                                                const Dense<T>& a_stored, const Dense<T>& b_stored) {
@@ -694,7 +704,21 @@ std::optional<Finding> check_generalized_eigen(const LapackOp& op, CpuPart blas,
                 first_type      ? "||A Z - B Z W|| / (n ||Z|| (||A|| + ||B|| max|w|) eps)"
                 : op.itype == 2 ? "||A B Z - Z W|| / (n ||A|| ||B|| ||Z|| eps)"
                                 : "||B A Z - Z W|| / (n ||A|| ||B|| ||Z|| eps)");
-    if (op.itype == 3) return found;  // Z^H B^-1 Z = I: not checked
+    if (op.itype == 3) {
+        // Z^H B^-1 Z = Y^H Y = I for Y = L^-1 Z (U^-H Z), over n ||B^-1|| ||Z||^2 eps
+        const bool lower = op.uplo == 'L';
+        const Dense<T> factor = triangle(load<T>(op.b, op.ldb, n, n), op.uplo);
+        Dense<T> y = vectors, normal = identity<T>(n);
+        const std::optional<double> inverse = inverse_norms(blas, op.uplo, factor);
+        if (!inverse ||
+            !triangular(blas, GPUSHIM_TRSM, op.uplo, lower ? 'N' : 'C', 'N', factor, y) ||
+            !gemm(blas, 'C', 'N', 1.0, y, y, -1.0, normal))
+            return std::nullopt;
+        found->take(ratio<T>(norm_one(normal),
+                             static_cast<double>(n) * *inverse * norm_z * norm_z * epsilon<T>()),
+                    "||Z^H B^-1 Z - I|| / (n ||B^-1|| ||Z||^2 eps)");
+        return found;
+    }
     Dense<T> b_z(n, n), gram = identity<T>(n);
     if (!gemm(blas, 'N', 'N', 1.0, b, vectors, 0.0, b_z) ||
         !gemm(blas, 'C', 'N', 1.0, vectors, b_z, -1.0, gram))
@@ -1148,7 +1172,8 @@ std::optional<Finding> check_symmetric_solve(const LapackOp& op, CpuPart blas,
 // SYGVD without eigenvectors: B's Cholesky factor the device left, as POTRF's, and the
 // values as those of the standard problem LAPACK reduces it to (xSYGST), C = L^-1 A L^-H
 // (U^-H A U^-1 for 'U') for type 1, L^H A L (U A U^H) for types 2 and 3, formed here from
-// that factor: ascending, and their power sums.
+// that factor: ascending, and their power sums in units of ||A|| ||F||^2 (F the triangle or
+// its inverse that forms C) where that exceeds ||C||.
 template <class T>
 std::optional<Finding> check_generalized_eigenvalues(const LapackOp& op, CpuPart blas,
                                                      const Dense<T>& a_stored,
@@ -1171,8 +1196,17 @@ std::optional<Finding> check_generalized_eigenvalues(const LapackOp& op, CpuPart
     for (int64_t j = 0; j < op.n; ++j)
         for (int64_t i = 0; i < op.n; ++i) adjoint(i, j) = conjugated(c(j, i));
     if (!triangular(blas, kind, op.uplo, trans, 'N', factor, adjoint)) return std::nullopt;
+    // C's rounding, here and in the device's reduction, is of ||A|| ||F||_2^2, which an
+    // ill-conditioned B makes far larger than ||C|| (LAPACK's error bound for the problem
+    // grows with B's condition too): the power sums in units of that.
+    const std::optional<double> squared_norm = op.itype == 1
+                                                   ? inverse_norms(blas, op.uplo, factor)
+                                                   : norm_one(factor) * norm_infinity(factor);
+    if (!squared_norm) return std::nullopt;
+    const double scale = larger(norm_frobenius(adjoint),
+                                norm_frobenius(hermitian(a_stored, op.uplo)) * *squared_norm);
     const std::optional<Finding> sums =
-        check_power_sums(blas, adjoint, values, norm_frobenius(adjoint), static_cast<double>(op.n));
+        check_power_sums(blas, adjoint, values, scale, static_cast<double>(op.n));
     if (!sums) return std::nullopt;
     found->take(sums->ratio, sums->what);
     return found;

@@ -20,7 +20,8 @@
 // (Q_cpu, C_cpu: the reflectors given, applied here with the CPU library's GEMM)
 //   SYGVD (eigenvectors Z)         the residual over n eps ||Z|| (||A|| + ||B|| max|w|)
 //                                  (type 1) or n eps ||A|| ||B|| ||Z|| (2, 3), ||Z^H B Z - I|| /
-//                                  (n ||B|| ||Z||^2 eps) (1, 2), and B's factor as POTRF's
+//                                  (n ||B|| ||Z||^2 eps) (1, 2) or ||Z^H B^-1 Z - I|| (3), and
+//                                  B's factor as POTRF's
 //   GELS, GELSD                    ||A^H (B - A X)|| / (max(m, n, nrhs) ||A|| (||B|| +
 //                                  ||A|| ||X||) eps) (GELSD's rcond for eps where larger), and
 //                                  at full rank rows n+1..m's norm as the residual's

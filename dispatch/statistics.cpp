@@ -144,8 +144,9 @@ std::string trace_line(const CallRecord& record) {
         case CpuReason::device_differed:
             return line + "the device's result failed its check; the CPU computed it, " +
                    took("in all") + moved();
-        default:
-            return line + took("CPU,") + format(", %s", describe(record.reason));
+        default:  // the bytes of a device attempt that ended unavailable, where it moved any
+            return line + took("CPU,") + format(", %s", describe(record.reason)) +
+                   (record.bytes_to_device + record.bytes_to_host != 0 ? moved() : "");
     }
 }
 

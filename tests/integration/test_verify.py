@@ -17,7 +17,7 @@ and upper (POTRI) and trtri upper and unit lower (TRTRI), NumPy's eig (GEEV, wit
 pairs in the real precisions), NumPy's qr of a square, a tall and a wide matrix (GEQRF,
 ORGQR), SciPy's qr_multiply left, right and right conjugate (ORMQR) and qr of a 200000 x 2 matrix
 (double precisions), SciPy's generalized eigh of type 1, 2 and 3
-with eigenvectors and without (SYGVD/HEGVD), NumPy's lstsq (GELSD) of a tall matrix of full rank and of rank n/2 and
+with eigenvectors and without, and without of (B, B) for B of condition 1e8 (SYGVD/HEGVD), NumPy's lstsq (GELSD) of a tall matrix of full rank and of rank n/2 and
 LAPACK's gels (GELS) of the first, and the values alone: NumPy's eigvalsh (SYEVD/HEEVD),
 SciPy's eigh(eigvals_only=True), whole and of 10 values (SYEVR/HEEVR), svd(compute_uv=False) (GESDD) and eigvals
 (GEEV), each
@@ -177,6 +177,17 @@ for dt in (np.float64, np.float32, np.complex128, np.complex64):
         if not np.abs(values - w).max() <= 64 * n * np.finfo(dt).eps * np.abs(w).max():
             bad.append(f"generalized eigvals type={itype} {np.dtype(dt).name}: "
                        f"{np.abs(values - w).max():.3g}")
+    if np.finfo(dt).eps < 1e-10:
+        # B of condition 1e8 and A = B: C = L^-1 A L^-H rounds on the scale of ||A|| ||L^-1||^2,
+        # far beyond ||C|| = 1 (a check in units of ||C|| failed this correct result)
+        q = np.linalg.qr(rand(n, n))[0]
+        ill = mv(q * np.logspace(0, -8, n), q.conj().T).astype(dt)
+        ill = ((ill + ill.conj().T) / 2).astype(dt)
+        for lower in (True, False):
+            values = sl.eigh(ill, ill, eigvals_only=True, lower=lower)
+            if not np.abs(values - 1).max() <= 64 * n * np.finfo(dt).eps * 1e8:
+                bad.append(f"generalized eigvals of B, B {np.dtype(dt).name}: "
+                           f"{np.abs(values - 1).max():.3g}")
     tall = rand(n + 40, n)
     rhs = rand(n + 40, nrhs)
     gels, gels_lwork = sl.get_lapack_funcs(("gels", "gels_lwork"), (tall,))
