@@ -170,9 +170,10 @@ for dt in (np.float64, np.float32, np.complex128, np.complex64):
             bad.append(f"qr {name} {np.dtype(dt).name}: Q not orthonormal, {gram:.3g}")
     for itype in (1, 2, 3):
         lhs = s if itype == 1 else mv(s, s2) if itype == 2 else mv(s2, s)
-        w, v = sl.eigh(s, s2, type=itype)
-        expect_normwise(f"generalized eigh type={itype}", lhs, v,
-                        (mv(s2, v) if itype == 1 else v) * w, dt)
+        for lower in (True, False):
+            w, v = sl.eigh(s, s2, type=itype, lower=lower)
+            expect_normwise(f"generalized eigh type={itype} lower={lower}", lhs, v,
+                            (mv(s2, v) if itype == 1 else v) * w, dt)
         values = sl.eigh(s, s2, type=itype, eigvals_only=True)
         if not np.abs(values - w).max() <= 64 * n * np.finfo(dt).eps * np.abs(w).max():
             bad.append(f"generalized eigvals type={itype} {np.dtype(dt).name}: "
