@@ -1191,6 +1191,7 @@ std::optional<Finding> check_generalized_eigenvalues(const LapackOp& op, CpuPart
     const gpushim_blas3_kind kind = op.itype == 1 ? GPUSHIM_TRSM : GPUSHIM_TRMM;
     const char trans = (op.itype == 1) == lower ? 'N' : 'C';
     Dense<T> c = hermitian(a_stored, op.uplo);
+    const double norm_a = norm_frobenius(c);
     if (!triangular(blas, kind, op.uplo, trans, 'N', factor, c)) return std::nullopt;
     Dense<T> adjoint(op.n, op.n);
     for (int64_t j = 0; j < op.n; ++j)
@@ -1204,7 +1205,7 @@ std::optional<Finding> check_generalized_eigenvalues(const LapackOp& op, CpuPart
                                                    : norm_one(factor) * norm_infinity(factor);
     if (!squared_norm) return std::nullopt;
     const double scale = larger(norm_frobenius(adjoint),
-                                norm_frobenius(hermitian(a_stored, op.uplo)) * *squared_norm);
+                                norm_a * *squared_norm);
     const std::optional<Finding> sums =
         check_power_sums(blas, adjoint, values, scale, static_cast<double>(op.n));
     if (!sums) return std::nullopt;
