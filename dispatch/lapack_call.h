@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "dispatch/blas3_call.h"
 
@@ -17,6 +18,12 @@ struct LapackOp : gpushim_lapack_op {
     char jobvl;
     int64_t ldvl;
 };
+
+// The CPU library's DSYTRF of the caller's name scheme, with which GPUSHIM_VERIFY counts
+// eigenvalues by inertia: factors the lower triangle of the n x n matrix `a` (leading
+// dimension n) in place and widens LAPACK's pivots into `pivots`. False when it did not
+// run (an order beyond the scheme's integers) or refused its arguments.
+using CpuSymmetricFactor = bool (*)(int64_t n, double* a, std::vector<int64_t>& pivots);
 
 // The caller's pivot j (0-based index; the value 1-based as LAPACK's), read at the entry
 // point's integer width.

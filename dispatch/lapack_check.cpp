@@ -429,20 +429,140 @@ std::optional<Finding> check_eigen(const LapackOp& op, CpuPart blas, const Dense
         "||A - V W V^H|| / (n ||A|| eps)", vectors, "||I - V^H V|| / (n eps)");
 }
 
-// SYEVR with eigenvectors: the m pairs found, ||A V - V W|| / (n ||A|| eps) and
-// ||I - V^H V|| / (n eps) (whether they are the ones the range asked for is not checked).
+// The hull of the Gershgorin intervals of the Hermitian `a` (whole): every eigenvalue lies in
+// [first, second].
 template <class T>
-std::optional<Finding> check_eigen_subset(const LapackOp& op, CpuPart blas, const Dense<T>& a) {
+std::pair<double, double> gershgorin_hull(const Dense<T>& a) {
+    double low = std::numeric_limits<double>::infinity(), high = -low;
+    for (int64_t i = 0; i < a.rows; ++i) {
+        double radius = 0;
+        for (int64_t j = 0; j < a.cols; ++j)
+            if (j != i) radius += magnitude(a(i, j));
+        low = std::min(low, std::real(a(i, i)) - radius);
+        high = std::max(high, std::real(a(i, i)) + radius);
+    }
+    return {low, high};
+}
+
+// The number of eigenvalues of the Hermitian `a` (whole) below `shift`, by Sylvester's law of
+// inertia: the negative eigenvalues of D in the CPU library's DSYTRF of a - shift I, in double
+// whatever the call's precision. A complex A = X + iY is factored as the real symmetric
+// [[X, -Y], [Y, X]], which has each of A's eigenvalues twice. Shifts outside the Gershgorin
+// hull need no factorization. Nothing where DSYTRF did not run.
+template <class T>
+std::optional<int64_t> eigenvalues_below(CpuSymmetricFactor factor, const Dense<T>& a,
+                                         std::pair<double, double> hull, double shift) {
+    const int64_t n = a.rows;
+    if (shift <= hull.first) return 0;
+    if (shift > hull.second) return n;
+    if (factor == nullptr) return std::nullopt;
+    constexpr int64_t kCopies = std::is_floating_point_v<T> ? 1 : 2;
+    const int64_t order = kCopies * n;
+    Dense<double> m(order, order);  // its lower triangle, which DSYTRF 'L' reads
+    for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = j; i < n; ++i) {
+            const double real = std::real(a(i, j)) - (i == j ? shift : 0.0);
+            m(i, j) = real;
+            if constexpr (kCopies == 2) m(n + i, n + j) = real;
+        }
+        if constexpr (kCopies == 2)
+            for (int64_t i = 0; i < n; ++i) m(n + i, j) = std::imag(a(i, j));
+    }
+    std::vector<int64_t> pivots;
+    if (!factor(order, m.data.data(), pivots) || static_cast<int64_t>(pivots.size()) != order)
+        return std::nullopt;
+    int64_t negative = 0;
+    for (int64_t k = 0; k < order;) {
+        if (pivots[static_cast<std::size_t>(k)] > 0) {
+            negative += m(k, k) < 0 ? 1 : 0;
+            ++k;
+            continue;
+        }
+        if (k + 1 == order) return std::nullopt;
+        // A 2 x 2 block's eigenvalues: of opposite signs when its determinant is negative,
+        // else of its trace's sign (one of them zero when the determinant is).
+        const double scale =
+            std::max({std::abs(m(k, k)), std::abs(m(k + 1, k)), std::abs(m(k + 1, k + 1))});
+        const double d11 = m(k, k) / scale, d21 = m(k + 1, k) / scale,
+                     d22 = m(k + 1, k + 1) / scale;
+        const double determinant = d11 * d22 - d21 * d21;
+        if (determinant < 0) {
+            negative += 1;
+        } else if (d11 + d22 < 0) {
+            negative += determinant > 0 ? 2 : 1;
+        }
+        k += 2;
+    }
+    return negative / kCopies;
+}
+
+// SYEVR of part of the spectrum: whether its m values are the part its range asked for, by
+// counting A's eigenvalues below shifts (eigenvalues_below), each shift moved by `slack`
+// (the rounding allowed) to the side that makes the condition weaker:
+//   'I' il..iu: fewer than il eigenvalues below w(1), at least iu below w(m);
+//   'V' (vl, vu]: m no fewer than the eigenvalues inside, no more than those inside or on its
+//       ends.
+template <class T>
+std::optional<Finding> check_range(const LapackOp& op, CpuSymmetricFactor factor, const Dense<T>& a,
+                                   int64_t count, double slack) {
+    const std::pair<double, double> hull = gershgorin_hull(a);
+    const auto below = [&](double shift) { return eigenvalues_below(factor, a, hull, shift); };
+    Finding found;
+    if (op.range == 'I') {
+        if (count != op.iu - op.il + 1) {
+            found.take(std::numeric_limits<double>::infinity(), "M as the range asks");
+            return found;
+        }
+        const auto* w = static_cast<const Real<T>*>(op.w);
+        const std::optional<int64_t> under_first = below(w[0] - slack);
+        const std::optional<int64_t> under_last = below(w[count - 1] + slack);
+        if (!under_first || !under_last) return std::nullopt;
+        if (*under_first > op.il - 1 || *under_last < op.iu)
+            found.take(std::numeric_limits<double>::infinity(),
+                       "the eigenvalues il..iu at W(1) and W(M), counted by inertia");
+        return found;
+    }
+    const std::optional<int64_t> inside_high = below(op.vu - slack);
+    const std::optional<int64_t> inside_low = below(op.vl + slack);
+    const std::optional<int64_t> around_high = below(op.vu + slack);
+    const std::optional<int64_t> around_low = below(op.vl - slack);
+    if (!inside_high || !inside_low || !around_high || !around_low) return std::nullopt;
+    if (count < *inside_high - *inside_low || count > *around_high - *around_low)
+        found.take(std::numeric_limits<double>::infinity(),
+                   "M as the eigenvalues in (vl, vu], counted by inertia");
+    return found;
+}
+
+// The rounding SYEVR's values are allowed: kRatioLimit n ||A|| eps.
+template <class T>
+double eigenvalue_slack(const Dense<T>& a) {
+    return LapackCheck::kRatioLimit * static_cast<double>(a.rows) * norm_one(a) * epsilon<T>();
+}
+
+// SYEVR with eigenvectors: the m pairs found, ||A V - V W|| / (n ||A|| eps) and
+// ||I - V^H V|| / (n eps), and of part of the spectrum whether it is the part asked for.
+template <class T>
+std::optional<Finding> check_eigen_subset(const LapackOp& op, CpuPart blas,
+                                          CpuSymmetricFactor factor, const Dense<T>& a) {
     const int64_t found_count = *op.found;
-    if (found_count <= 0) return Finding{};
     const Dense<T> original = hermitian(a, op.uplo);
-    const Dense<T> vectors = load<T>(op.u, op.ldu, op.n, found_count);
-    Dense<T> residual = scaled_columns(vectors, op.w, found_count);
-    if (!gemm(blas, 'N', 'N', 1.0, original, vectors, -1.0, residual)) return std::nullopt;
-    return residual_and_orthonormality(
-        blas,
-        ratio<T>(norm_one(residual), static_cast<double>(op.n) * norm_one(original) * epsilon<T>()),
-        "||A V - V W|| / (n ||A|| eps)", vectors, "||I - V^H V|| / (n eps)");
+    std::optional<Finding> found = Finding{};
+    if (found_count > 0) {
+        const Dense<T> vectors = load<T>(op.u, op.ldu, op.n, found_count);
+        Dense<T> residual = scaled_columns(vectors, op.w, found_count);
+        if (!gemm(blas, 'N', 'N', 1.0, original, vectors, -1.0, residual)) return std::nullopt;
+        found = residual_and_orthonormality(
+            blas,
+            ratio<T>(norm_one(residual),
+                     static_cast<double>(op.n) * norm_one(original) * epsilon<T>()),
+            "||A V - V W|| / (n ||A|| eps)", vectors, "||I - V^H V|| / (n eps)");
+    }
+    if (!found || op.range == 'A' || !(found->ratio <= LapackCheck::kRatioLimit)) return found;
+    const std::optional<Finding> ranged =
+        check_range(op, factor, original, found_count, eigenvalue_slack(original));
+    if (!ranged) return std::nullopt;
+    found->take(ranged->ratio, ranged->what);
+    return found;
 }
 
 // GESVD (m >= n) with U and V^T: ||A - U S V^T|| / (max(m, n) ||A|| eps) and the
@@ -850,13 +970,15 @@ std::optional<Finding> check_eigenvalues(const LapackOp& op, CpuPart blas, const
                             static_cast<double>(op.n));
 }
 
-// SYEVR of part of the spectrum without eigenvectors: necessary conditions only (without
-// vectors or the whole spectrum, no cheap residual or power sum exists): as many values as an
-// index range asks for, ascending, and each within the Gershgorin intervals' hull and a value
-// range (vl, vu], both widened by the rounding of n eps ||A||: the distance outside over
-// n ||A|| eps.
+// SYEVR of part of the spectrum without eigenvectors (no cheap residual or power sum exists
+// without vectors or the whole spectrum): as many values as an index range asks for,
+// ascending, each within the Gershgorin intervals' hull and a value range (vl, vu], both
+// widened by the rounding of n eps ||A|| (the distance outside over n ||A|| eps), and the
+// part its range asked for (check_range). The values between W(1) and W(M) are checked only
+// by their order and number.
 template <class T>
-std::optional<Finding> check_eigenvalue_subset(const LapackOp& op, const Dense<T>& a_stored) {
+std::optional<Finding> check_eigenvalue_subset(const LapackOp& op, CpuSymmetricFactor factor,
+                                               const Dense<T>& a_stored) {
     const int64_t count = *op.found;
     const std::vector<std::complex<double>> values = real_values<T>(op.w, count);
     Finding found;
@@ -869,14 +991,7 @@ std::optional<Finding> check_eigenvalue_subset(const LapackOp& op, const Dense<T
         return found;
     }
     const Dense<T> a = hermitian(a_stored, op.uplo);
-    double low = std::numeric_limits<double>::infinity(), high = -low;
-    for (int64_t i = 0; i < op.n; ++i) {
-        double radius = 0;
-        for (int64_t j = 0; j < op.n; ++j)
-            if (j != i) radius += magnitude(a(i, j));
-        low = std::min(low, std::real(a(i, i)) - radius);
-        high = std::max(high, std::real(a(i, i)) + radius);
-    }
+    auto [low, high] = gershgorin_hull(a);
     if (op.range == 'V') {
         low = std::max(low, op.vl);
         high = std::min(high, op.vu);
@@ -889,6 +1004,10 @@ std::optional<Finding> check_eigenvalue_subset(const LapackOp& op, const Dense<T
         found.take(ratio<T>(outside, scale),
                    "distance outside the Gershgorin hull and (vl, vu] / (n ||A|| eps)");
     }
+    if (!(found.ratio <= LapackCheck::kRatioLimit)) return found;
+    const std::optional<Finding> ranged = check_range(op, factor, a, count, eigenvalue_slack(a));
+    if (!ranged) return std::nullopt;
+    found.take(ranged->ratio, ranged->what);
     return found;
 }
 
@@ -1261,7 +1380,7 @@ bool any_not_finite(const std::vector<std::byte>& bytes) {
 
 // The ratios of the call's routine (lapack_checked holds), or nothing where a product failed.
 template <class T>
-std::optional<Finding> ratios_of(const LapackOp& op, CpuPart blas,
+std::optional<Finding> ratios_of(const LapackOp& op, CpuPart blas, CpuSymmetricFactor factor,
                                  const std::vector<std::byte>& a_bytes,
                                  const std::vector<std::byte>& b_bytes) {
     const auto packed = [](const std::vector<std::byte>& bytes, int64_t rows, int64_t cols) {
@@ -1290,9 +1409,11 @@ std::optional<Finding> ratios_of(const LapackOp& op, CpuPart blas,
         case GPUSHIM_TRTRS:
             return check_solve_with_factors(op, blas, packed(b_bytes, op.n, op.nrhs));
         case GPUSHIM_SYEVR:
-            if (op.jobz == 'V') return check_eigen_subset(op, blas, packed(a_bytes, rows, op.n));
-            return op.range == 'A' ? check_eigenvalues(op, blas, packed(a_bytes, rows, op.n))
-                                   : check_eigenvalue_subset(op, packed(a_bytes, rows, op.n));
+            if (op.jobz == 'V')
+                return check_eigen_subset(op, blas, factor, packed(a_bytes, rows, op.n));
+            return op.range == 'A'
+                       ? check_eigenvalues(op, blas, packed(a_bytes, rows, op.n))
+                       : check_eigenvalue_subset(op, factor, packed(a_bytes, rows, op.n));
         case GPUSHIM_SYEVD:
             return op.jobz == 'V' ? check_eigen(op, blas, packed(a_bytes, rows, op.n))
                                   : check_eigenvalues(op, blas, packed(a_bytes, rows, op.n));
@@ -1348,10 +1469,10 @@ std::optional<Finding> ratios_of(const LapackOp& op, CpuPart blas,
 // finite, from inputs holding an Inf or a NaN (LAPACK's answer is no better known than the
 // device's).
 template <class T>
-std::optional<Finding> check_call(const LapackOp& op, CpuPart blas,
+std::optional<Finding> check_call(const LapackOp& op, CpuPart blas, CpuSymmetricFactor factor,
                                   const std::vector<std::byte>& a_bytes,
                                   const std::vector<std::byte>& b_bytes) {
-    const std::optional<Finding> found = ratios_of<T>(op, blas, a_bytes, b_bytes);
+    const std::optional<Finding> found = ratios_of<T>(op, blas, factor, a_bytes, b_bytes);
     if (found && !std::isfinite(found->ratio) &&
         (any_not_finite<T>(a_bytes) || any_not_finite<T>(b_bytes)))
         return std::nullopt;
@@ -1414,7 +1535,8 @@ bool lapack_checked(const LapackOp& op) {
     }
 }
 
-LapackCheck::LapackCheck(const LapackOp& op, CpuPart blas) : op_(op), blas_(blas) {
+LapackCheck::LapackCheck(const LapackOp& op, CpuPart blas, CpuSymmetricFactor symmetric_factor)
+    : op_(op), blas_(blas), symmetric_factor_(symmetric_factor) {
     if (!lapack_checked(op)) return;
     const std::size_t element = element_size(op.precision);
     try {
@@ -1438,16 +1560,16 @@ Verdict LapackCheck::finish() {
     try {
         switch (op_.precision) {
             case GPUSHIM_PREC_S:
-                found = check_call<float>(op_, blas_, a_, b_);
+                found = check_call<float>(op_, blas_, symmetric_factor_, a_, b_);
                 break;
             case GPUSHIM_PREC_D:
-                found = check_call<double>(op_, blas_, a_, b_);
+                found = check_call<double>(op_, blas_, symmetric_factor_, a_, b_);
                 break;
             case GPUSHIM_PREC_C:
-                found = check_call<std::complex<float>>(op_, blas_, a_, b_);
+                found = check_call<std::complex<float>>(op_, blas_, symmetric_factor_, a_, b_);
                 break;
             case GPUSHIM_PREC_Z:
-                found = check_call<std::complex<double>>(op_, blas_, a_, b_);
+                found = check_call<std::complex<double>>(op_, blas_, symmetric_factor_, a_, b_);
                 break;
         }
     } catch (const std::exception&) {  // no memory for the check: the result stands

@@ -8,7 +8,7 @@
 //                  the solutions with those factors
 //   SYEVD, SYEV (eigenvectors)     ||A - V W V^H|| / (n ||A|| eps), ||I - V^H V|| / (n eps)
 //   SYEVR (eigenvectors)           ||A V - V W|| / (n ||A|| eps), ||I - V^H V|| / (n eps) for
-//                                  the pairs found (not whether the range asked for them)
+//                                  the pairs found, and their range as below
 //   GESVD, GESDD (both U and V^T)  ||A - U S V^T|| / (max(m, n) ||A|| eps), and U's and V^T's
 //                                  orthonormality (every column of a whole U)
 //   GETRI, POTRI, TRTRI            ||A X - I|| / (n ||A|| ||X|| eps), A from the factors given
@@ -36,7 +36,12 @@
 // GEEV) are checked by their order and their power sums, sum w^k = tr(A^k) for k = 1..4
 // (squared singular values: A^H A's; SYGVD's: those of the standard problem it reduces to).
 // SYEVR's values of part of the spectrum, without vectors: their number, order, and the
-// Gershgorin hull and (vl, vu] they must lie in (necessary conditions only).
+// Gershgorin hull and (vl, vu] they must lie in. With or without vectors, whether a part is
+// the one its range asked for: A's eigenvalues below a shift are counted by Sylvester's law
+// of inertia from the CPU library's DSYTRF of A - shift I (rounding allowed: kRatioLimit
+// n ||A|| eps); 'I' il..iu: fewer than il below w(1), at least iu below w(m); 'V' (vl, vu]:
+// no fewer values than the eigenvalues inside, no more than those inside or on its ends.
+// Values between w(1) and w(m) are checked only by their order and count without vectors.
 #pragma once
 
 #include <cstddef>
@@ -56,7 +61,7 @@ class LapackCheck {
     static constexpr double kRatioLimit = 100.0;
 
     // Keeps copies of the inputs the check reads and the device overwrites (A, B).
-    LapackCheck(const LapackOp& op, CpuPart blas);
+    LapackCheck(const LapackOp& op, CpuPart blas, CpuSymmetricFactor symmetric_factor);
 
     // Checks the device's results, now in the caller's arrays; when the check fails, puts
     // the copied inputs back (Verdict::differed: the CPU must compute the call).
@@ -68,6 +73,7 @@ class LapackCheck {
   private:
     LapackOp op_;
     CpuPart blas_;
+    CpuSymmetricFactor symmetric_factor_;
     std::vector<std::byte> a_, b_;  // A and B as the caller passed them, packed
     bool copied_ = false;
     char difference_[256] = "";

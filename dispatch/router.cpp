@@ -17,7 +17,9 @@ namespace {
 
 // A plugin may compute with a CPU library that calls back into the shim's entry points
 // (the hostsim plugin's LAPACK calls dgemm_). Those calls are part of the device operation
-// in progress, which holds the thread's queue context: they run on the CPU, unrecorded.
+// in progress, which holds the thread's queue context: they run on the CPU, unrecorded. So
+// do those of the CPU library GPUSHIM_VERIFY's check calls (DSYTRF's products), which must
+// not depend on the device they check.
 thread_local bool inside_device_operation = false;
 
 class DeviceOperationScope {
@@ -58,7 +60,11 @@ DeviceAttempt run_and_record(const Op& op, Routine routine, Execute&& execute, C
     if (outcome == gpu::Outcome::failed) return not_done(CpuReason::device_failed);
     if (outcome == gpu::Outcome::unavailable) return not_done(CpuReason::device_unavailable);
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    const Verdict verdict = check();
+    Verdict verdict;
+    {
+        const DeviceOperationScope checking;
+        verdict = check();
+    }
     if (verdict == Verdict::differed && on_difference == OnDifference::recompute)
         return not_done(CpuReason::device_differed);
     if (statistics_enabled()) {
@@ -142,7 +148,8 @@ CpuReason cpu_reason(const LapackOp& op, Routine routine) {
 
 DeviceAttempt run_on_gpu(const LapackOp& op, const LapackRoutine& routine) {
     std::optional<LapackCheck> check;
-    if (config().verify && lapack_checked(op)) check.emplace(op, routine.blas);
+    if (config().verify && lapack_checked(op))
+        check.emplace(op, routine.blas, routine.symmetric_factor);
     return run_and_record(
         op, routine.name,
         [&](gpu::Transfers& transfers) { return gpu::execute_lapack(op, transfers); },

@@ -112,11 +112,12 @@ void route(const Blas3Op& op, Routine routine, CpuCall&& cpu_call, CpuPart cpu_p
 // LAPACK calls: as the Level-3 BLAS calls.
 CpuReason cpu_reason(const LapackOp& op, Routine routine);
 
-// A LAPACK entry's routine, and the CPU library's Level-3 BLAS of its name scheme, with which
-// GPUSHIM_VERIFY checks the device's results.
+// A LAPACK entry's routine, and the CPU library's Level-3 BLAS and DSYTRF of its name scheme,
+// with which GPUSHIM_VERIFY checks the device's results.
 struct LapackRoutine {
     Routine name;
     CpuPart blas;
+    CpuSymmetricFactor symmetric_factor;
 };
 
 // Runs the call on the device; CpuReason::none when its results are in the caller's arrays

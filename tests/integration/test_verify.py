@@ -29,6 +29,11 @@ under LD_PRELOAD=<shim>, GPUSHIM_THRESHOLD=0, GPUSHIM_VERIFY=1:
   - hostsim changing the first element of every result (GPUSHIM_HOSTSIM_WRONG_EVERY=1):
     results right (each call recomputed on the CPU), every routine above differed, a warning
     naming the ratio that failed, and the bytes the device's attempts moved in the report
+and a second program, SciPy's eigh of parts of the spectrum (n = 300, by index and by
+value, with eigenvectors and without, double and complex double), whose check counts
+eigenvalues by inertia with the CPU library's DSYTRF (of order 600 for the complex ones):
+checked, none differed, and the products DSYTRF makes (dgemm) neither offloaded nor in the
+report.
 """
 from __future__ import annotations
 
@@ -228,6 +233,29 @@ print("\n".join(bad))
 print("RESULTS", "WRONG" if bad else "OK")
 '''
 
+RANGES = r'''
+import numpy as np
+import scipy.linalg as sl
+rng = np.random.default_rng(7)
+bad = []
+for dt in (np.float64, np.complex128):
+    a = rng.standard_normal((300, 300))
+    if dt == np.complex128:
+        a = a + 1j * rng.standard_normal((300, 300))
+    s = (a + a.conj().T).astype(dt)
+    whole = np.linalg.eigvalsh(s)
+    for kw, expected in ((dict(subset_by_index=[10, 19]), whole[10:20]),
+                         (dict(subset_by_value=[-1.0, 1.0]),
+                          whole[(whole > -1.0) & (whole <= 1.0)])):
+        values = sl.eigh(s, eigvals_only=True, **kw)
+        pairs, vectors = sl.eigh(s, **kw)
+        for got in (values, pairs):
+            if got.shape != expected.shape or np.abs(got - expected).max() > 1e-10:
+                bad.append(f"eigh {kw} {np.dtype(dt).name}: {got[:3]} for {expected[:3]}")
+print("\n".join(bad))
+print("RESULTS", "WRONG" if bad else "OK")
+'''
+
 CHECKED = ["gesv", "getrf", "getrs", "potrf", "potrs", "posv", "syevd|heevd", "gesdd", "gesvd",
            "syevr|heevr", "trtrs", "getri", "potri", "trtri", "geev", "geqrf", "orgqr|ungqr",
            "ormqr|unmqr", "sygvd|hegvd", "gelsd", "gels", "sysv", "sytrf", "sytrs", "sytri"]
@@ -286,7 +314,33 @@ def main() -> int:
                 mine.append(f"no warning for dgesv: {st.tail(res.stderr, 10)!r}")
             st.log(f"[{'ok' if not mine else 'FAILED'}] {name}")
             problems += [f"{name}: {m}" for m in mine]
-    return st.finish(problems, f"OK: {len(modes)} modes")
+        problems += parts_of_spectra(args.python, shim, tmp)
+    return st.finish(problems, f"OK: {len(modes)} modes and parts of spectra")
+
+
+def parts_of_spectra(python: str, shim: str, tmp: str) -> list[str]:
+    prog = os.path.join(tmp, "ranges.py")
+    with open(prog, "w") as f:
+        f.write(RANGES)
+    rdir = os.path.join(tmp, "ranges")
+    os.mkdir(rdir)
+    env = st.make_env(shim, rdir, extra={"GPUSHIM_VERIFY": "1"})
+    res = st.run([python, prog], env, cwd=tmp)
+    mine = []
+    if res.returncode != 0 or "RESULTS OK" not in res.stdout:
+        mine.append(f"exit {res.returncode}, {res.stdout.strip()[-800:]!r}, "
+                    f"stderr {st.tail(res.stderr, 10)!r}")
+    rep = st.load_reports(rdir) if st.report_files(rdir) else {}
+    st.log(st.format_report(rep))
+    for routine in ("dsyevr", "zheevr"):
+        r = rep.get(routine, {})
+        if r.get("verified", 0) < 4 or r.get("differed", 0) > 0:
+            mine.append(f"{routine}: checked {r.get('verified')}, differed {r.get('differed')}")
+    products = [name for name in rep if name.endswith("gemm")]
+    if products:
+        mine.append(f"the check's own products offloaded or recorded: {products}")
+    st.log(f"[{'ok' if not mine else 'FAILED'}] parts of spectra")
+    return [f"parts of spectra: {m}" for m in mine]
 
 
 if __name__ == "__main__":

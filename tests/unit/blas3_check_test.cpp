@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "fallback/fortran_blas3.h"
-#include "fallback/symbol_resolver.h"
+#include "tests/unit/cpu_library_calls.h"
 
 namespace gpushim {
 namespace {
@@ -40,29 +40,7 @@ constexpr gpushim_precision precision_of() {
     return GPUSHIM_PREC_Z;
 }
 
-template <class T>
-bool cpu_blas3(const Blas3Op& op) {
-    static constexpr const char* kNames[] = {"gemm",  "symm",  "hemm", "syrk", "herk",
-                                             "syr2k", "her2k", "trmm", "trsm"};
-    static constexpr char kPrefix[] = {'s', 'd', 'c', 'z'};
-    const std::string symbol = std::string(1, kPrefix[op.precision]) + kNames[op.kind] + "_";
-    void* function = fallback::find_cpu_symbol(symbol.c_str(), "");
-    return function != nullptr && fallback::call_fortran_blas3<T, int32_t>(function, op);
-}
-
-bool cpu_part(const Blas3Op& op) {
-    switch (op.precision) {
-        case GPUSHIM_PREC_S:
-            return cpu_blas3<float>(op);
-        case GPUSHIM_PREC_D:
-            return cpu_blas3<double>(op);
-        case GPUSHIM_PREC_C:
-            return cpu_blas3<std::complex<float>>(op);
-        case GPUSHIM_PREC_Z:
-            return cpu_blas3<std::complex<double>>(op);
-    }
-    return false;
-}
+using test::cpu_part;
 
 // Equal bit for bit, NaNs (the padding beyond each column) included.
 template <class T>
