@@ -76,13 +76,19 @@ int on_plugin_device(Call call) {
     return status;
 }
 
+// The CUDA version whose driver functions the plugin asks for: a fixed one, older than any
+// driver a CUDA 13 runtime runs on. The toolkit's own version (CUDART_VERSION) would be refused
+// by an older driver of the same major version, on which minor version compatibility lets the
+// runtime run, and the plugin would never start there.
+constexpr unsigned kDriverFunctionsVersion = 12000;
+
 // `function` of the driver, as the runtime finds it.
 template <typename Function>
 int driver_function(const char* name, Function** function) {
     void* address = nullptr;
     cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
     const int status = runtime_status(cudaGetDriverEntryPointByVersion(
-        name, &address, CUDART_VERSION, cudaEnableDefault, &found));
+        name, &address, kDriverFunctionsVersion, cudaEnableDefault, &found));
     if (status != kSuccess) return status;
     if (found != cudaDriverEntryPointSuccess || address == nullptr) {
         return driver_status(CUDA_ERROR_NOT_FOUND);

@@ -10,6 +10,10 @@
 //   CUDASIM_UNTOUCHED_DEVICE=<d>  making device d's context stops the process: the process
 //                            under test must leave that device alone
 //   CUDASIM_FAIL_EVERY=<N>   about one in N of the calls that ask injected_fault() fails
+//   CUDASIM_DRIVER_VERSION=<v>  the driver's CUDA version, as cudaDriverGetVersion gives it
+//                            (default the runtime's, CUDART_VERSION); an older one than the
+//                            runtime's is minor version compatibility, where driver functions
+//                            asked for by a newer version are refused
 #include <cuda.h>
 #include <dlfcn.h>
 
@@ -112,6 +116,8 @@ struct Runtime {
     std::atomic<bool> context_made[kMaxDevices] = {};
     bool memory_pools = environment_number("CUDASIM_MEMORY_POOLS", 1) != 0;
     uint64_t fail_every = environment_number("CUDASIM_FAIL_EVERY", 0);
+    int driver_version =
+        static_cast<int>(environment_number("CUDASIM_DRIVER_VERSION", CUDART_VERSION));
     std::atomic<uint64_t> fault_candidates{0};
     CUmemPoolHandle_st default_pools[kMaxDevices];
     std::unordered_map<std::string, void*> cpu_symbols;
@@ -526,7 +532,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* properties, int device) {
 
 cudaError_t cudaDriverGetVersion(int* version) {
     if (version == nullptr) return fail(cudaErrorInvalidValue);
-    *version = CUDART_VERSION;
+    *version = cudasim::runtime().driver_version;
     return cudaSuccess;
 }
 
@@ -810,7 +816,11 @@ CUresult emulated_cuCtxSetCurrent(CUcontext context) {
 cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** function,
                                              unsigned int version, unsigned long long flags,
                                              cudaDriverEntryPointQueryResult* status) {
-    if (symbol == nullptr || function == nullptr || version < 4000 || flags != cudaEnableDefault) {
+    // CUDA: "If the specified CUDA version is greater than the driver version, the API will
+    // return cudaErrorInvalidValue".
+    if (symbol == nullptr || function == nullptr || version < 4000 ||
+        version > static_cast<unsigned>(cudasim::runtime().driver_version) ||
+        flags != cudaEnableDefault) {
         return fail(cudaErrorInvalidValue);
     }
     const std::string_view name(symbol);

@@ -321,6 +321,23 @@ TEST(CudasimRuntimeDeathTest, AHandleTakesStreamsOfItsOwnDeviceOnly) {
     EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
 }
 
+// As CUDA's: a driver older than the version asked for refuses its functions.
+TEST(CudasimRuntime, DriverFunctionsOfANewerVersionThanTheDriverAreRefused) {
+    int driver = 0;
+    ASSERT_EQ(cudaDriverGetVersion(&driver), cudaSuccess);
+    EXPECT_EQ(driver, CUDART_VERSION);  // CUDASIM_DRIVER_VERSION unset
+    void* address = nullptr;
+    EXPECT_EQ(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &address,
+                                               static_cast<unsigned>(driver) + 10,
+                                               cudaEnableDefault, nullptr),
+              cudaErrorInvalidValue);
+    EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
+    EXPECT_EQ(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &address, 12000,
+                                               cudaEnableDefault, nullptr),
+              cudaSuccess);
+    EXPECT_NE(address, nullptr);
+}
+
 TEST(CudasimRuntimeDeathTest, UnemulatedDriverFunctionsStop) {
     void* address = nullptr;
     EXPECT_DEATH(cudaGetDriverEntryPointByVersion("cuMemAlloc", &address, CUDART_VERSION,
