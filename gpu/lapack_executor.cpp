@@ -215,6 +215,14 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
                             sizeof(int64_t)};
         status = staging.upload(device_op.ipiv, pivots, 0);
     }
+    // INFO starts as -1: a device library that never writes it (CUDA 12.0's cuSOLVER potrf
+    // left it unwritten for some matrices, cupy/cupy#7309) sends the call to the CPU, instead
+    // of passing a stale 0 from the memory's last use. Kept until the queue has drained.
+    const int unset_info = -1;
+    if (status == 0) {
+        const Matrix info{reinterpret_cast<const std::byte*>(&unset_info), 1, {1, 1}, sizeof(int)};
+        status = staging.upload(device_op.info, info, 0);
+    }
     if (status == 0) {
         step = "LAPACK operation";
         const LapackEnqueue enqueue(*context);

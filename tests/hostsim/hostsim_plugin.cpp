@@ -12,7 +12,9 @@
 // library may carry a NaN through (a test that the host does not deliver such factors);
 // GPUSHIM_HOSTSIM_WRONG_EVERY=N makes every N-th Level-3 BLAS operation, FFT execution, and
 // LAPACK operation of the kinds GPUSHIM_VERIFY checks, change the first element of its result,
-// every other time to a NaN (a test of GPUSHIM_VERIFY).
+// every other time to a NaN (a test of GPUSHIM_VERIFY); GPUSHIM_HOSTSIM_UNWRITTEN_INFO=1 makes
+// LAPACK operations that fail (LAPACK's INFO > 0) leave the device's INFO as it was, as
+// CUDA 12.0's cuSOLVER potrf did (a test that the host never reads a stale INFO as success).
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -63,6 +65,7 @@ struct Device {
     std::size_t pinned_used = 0;
     std::unordered_map<void*, std::size_t> pinned_allocations;
     bool nan_pivot = false;
+    bool unwritten_info = false;
     uint64_t wrong_every = 0;
     std::atomic<uint64_t> results{0};  // BLAS and LAPACK results, for wrong_every
 };
@@ -101,6 +104,7 @@ int init(const gpushim_host_services* services) {
     d.strict_capacity = parse_unsigned("GPUSHIM_HOSTSIM_MEMORY_STRICT", 0) != 0;
     d.fail_every = parse_unsigned("GPUSHIM_HOSTSIM_FAIL_EVERY", 0);
     d.nan_pivot = parse_unsigned("GPUSHIM_HOSTSIM_NAN_PIVOT", 0) != 0;
+    d.unwritten_info = parse_unsigned("GPUSHIM_HOSTSIM_UNWRITTEN_INFO", 0) != 0;
     d.wrong_every = parse_unsigned("GPUSHIM_HOSTSIM_WRONG_EVERY", 0);
     d.pinned_capacity =
         parse_unsigned("GPUSHIM_HOSTSIM_PINNED_MEMORY", std::numeric_limits<std::size_t>::max());
@@ -717,7 +721,7 @@ int run_lapack(const gpushim_lapack_op& op) {
         a[static_cast<std::size_t>(n - 1) * (static_cast<std::size_t>(lda) + 1)] =
             T(std::numeric_limits<double>::quiet_NaN());
     }
-    *op.info = info;
+    if (!(device().unwritten_info && info > 0)) *op.info = info;
     return kOk;
 }
 

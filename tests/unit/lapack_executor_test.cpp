@@ -119,6 +119,45 @@ TEST(LapackExecutorDeathTest, FactorsLapackRejectsArePutBack) {
                 testing::ExitedWithCode(0), "");
 }
 
+// A device library that leaves INFO unwritten when it fails (as CUDA 12.0's cuSOLVER potrf
+// did): an exactly singular GETRF (LAPACK: INFO = k, which the caller must see), after a
+// regular one in the same device memory (whose INFO that call set to 0), is never taken for a
+// success; A is as it was.
+TEST(LapackExecutorDeathTest, AnUnwrittenInfoIsNoSuccess) {
+    EXPECT_EXIT(testing_support::on_host_simulated_device(
+                    kDeviceBytes,
+                    [] {
+                        constexpr int64_t n = 300;
+                        const auto getrf = [](std::vector<double>& a,
+                                              std::vector<int32_t>& pivots) {
+                            LapackOp op{};
+                            op.kind = GPUSHIM_GETRF;
+                            op.precision = GPUSHIM_PREC_D;
+                            op.m = op.n = n;
+                            op.a = a.data();
+                            op.lda = n;
+                            op.host_pivots = pivots.data();
+                            op.pivot_bytes = sizeof(int32_t);
+                            Transfers transfers;
+                            return execute_lapack(op, transfers);
+                        };
+                        std::mt19937_64 rng(3);
+                        std::uniform_real_distribution<double> u(-1.0, 1.0);
+                        std::vector<double> regular(n * n);
+                        for (double& x : regular) x = u(rng);
+                        std::vector<int32_t> pivots(n);
+                        ASSERT_EQ(getrf(regular, pivots), Outcome::completed);
+                        std::vector<double> singular(n * n);
+                        for (double& x : singular) x = u(rng);
+                        std::fill_n(singular.begin() + 150 * n, n, 0.0);  // column 151
+                        const std::vector<double> input = singular;
+                        EXPECT_EQ(getrf(singular, pivots), Outcome::unavailable);
+                        EXPECT_TRUE(same_bytes(singular, input));
+                    },
+                    {{"GPUSHIM_HOSTSIM_UNWRITTEN_INFO", "1"}}),
+                testing::ExitedWithCode(0), "");
+}
+
 // The n-th device operation of the call fails, for n = 1, 2, ... until the call completes
 // with the solution: until then each call leaves A and B exactly as they were, also when the
 // copy that fails is A's third chunk, after its first was written, or B's, after all of A.
@@ -137,9 +176,9 @@ TEST(LapackExecutorDeathTest, AFailedStepLeavesTheArraysAsTheyWere) {
             EXPECT_TRUE(same_bytes(call.b, input.b));
         },
         {});
-    // At least the uploads of A (three chunks) and B, the operation, INFO, A (three chunks)
-    // and B back.
-    EXPECT_GE(failed, 10);
+    // At least the uploads of A (three chunks), B and INFO's -1, the operation, INFO, A (three
+    // chunks) and B back.
+    EXPECT_GE(failed, 11);
 }
 
 }  // namespace

@@ -12,9 +12,10 @@
 #             of the standard names is the 32-bit OpenBLAS (main() sets GPUSHIM_CPU_BLAS)
 #   faults    every 7th device operation fails: those calls must be recomputed on the CPU, and
 #             the others complete on the device
-#   faults3   every 3rd device operation fails: as a factorization takes 4 (POTRF: upload,
-#             factor, download the factor and INFO) or 5 (GETRF, SYTRF: and the pivots), no call
-#             completes on the device (but for interleaved callers); each fails at another step
+#   faults3   every 3rd device operation fails: as a factorization takes 5 (POTRF: upload A
+#             and INFO's -1, factor, download the factor and INFO) or 6 (GETRF, SYTRF: and the
+#             pivots), no call completes on the device (but for interleaved callers); each fails
+#             at another step
 #   small_device  256 KiB of device memory: the larger calls (a matrix of 270 KB or more; INFO
 #             and the pivots take a 64 KiB pool granule each) stay on the CPU
 #   disabled  GPUSHIM_DISABLE=1: everything on the CPU
