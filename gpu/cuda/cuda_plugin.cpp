@@ -420,21 +420,31 @@ int event_synchronize(gpushim_event event) {
     return on_plugin_device([&] { return runtime_status(cudaEventSynchronize(event->event)); });
 }
 
+// Rows that lie end to end on both sides (packed columns, the staging buffers' chunks) are one
+// contiguous block: one linear copy, which CUDA runs at full speed, where a 2-D copy of many
+// short rows may run a row at a time.
+int copy_2d(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width_bytes,
+            size_t rows, cudaMemcpyKind kind, cudaStream_t stream) {
+    if ((dst_pitch == width_bytes && src_pitch == width_bytes) || rows == 1) {
+        return runtime_status(cudaMemcpyAsync(dst, src, width_bytes * rows, kind, stream));
+    }
+    return runtime_status(
+        cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width_bytes, rows, kind, stream));
+}
+
 int copy_to_device_2d(void* dev_dst, size_t dst_pitch, const void* host_src, size_t src_pitch,
                       size_t width_bytes, size_t rows, gpushim_queue queue) {
     return on_plugin_device([&] {
-        return runtime_status(cudaMemcpy2DAsync(dev_dst, dst_pitch, host_src, src_pitch,
-                                                width_bytes, rows, cudaMemcpyHostToDevice,
-                                                queue->stream));
+        return copy_2d(dev_dst, dst_pitch, host_src, src_pitch, width_bytes, rows,
+                       cudaMemcpyHostToDevice, queue->stream);
     });
 }
 
 int copy_to_host_2d(void* host_dst, size_t dst_pitch, const void* dev_src, size_t src_pitch,
                     size_t width_bytes, size_t rows, gpushim_queue queue) {
     return on_plugin_device([&] {
-        return runtime_status(cudaMemcpy2DAsync(host_dst, dst_pitch, dev_src, src_pitch,
-                                                width_bytes, rows, cudaMemcpyDeviceToHost,
-                                                queue->stream));
+        return copy_2d(host_dst, dst_pitch, dev_src, src_pitch, width_bytes, rows,
+                       cudaMemcpyDeviceToHost, queue->stream);
     });
 }
 
