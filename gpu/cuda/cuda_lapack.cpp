@@ -241,8 +241,8 @@ struct Element<float> {
     static constexpr auto sygvd = cusolverDnSsygvd;
     static constexpr auto sytrf_buffer_size = cusolverDnSsytrf_bufferSize;
     static constexpr auto sytrf = cusolverDnSsytrf;
-    static constexpr auto sytri_buffer_size = cusolverDnSsytri_bufferSize;
-    static constexpr auto sytri = cusolverDnSsytri;
+    static constexpr auto trttp = cublasStrttp;
+    static constexpr auto tpttr = cublasStpttr;
 };
 
 template <>
@@ -266,8 +266,8 @@ struct Element<double> {
     static constexpr auto sygvd = cusolverDnDsygvd;
     static constexpr auto sytrf_buffer_size = cusolverDnDsytrf_bufferSize;
     static constexpr auto sytrf = cusolverDnDsytrf;
-    static constexpr auto sytri_buffer_size = cusolverDnDsytri_bufferSize;
-    static constexpr auto sytri = cusolverDnDsytri;
+    static constexpr auto trttp = cublasDtrttp;
+    static constexpr auto tpttr = cublasDtpttr;
 };
 
 template <>
@@ -291,8 +291,8 @@ struct Element<cuComplex> {
     static constexpr auto sygvd = cusolverDnChegvd;
     static constexpr auto sytrf_buffer_size = cusolverDnCsytrf_bufferSize;
     static constexpr auto sytrf = cusolverDnCsytrf;
-    static constexpr auto sytri_buffer_size = cusolverDnCsytri_bufferSize;
-    static constexpr auto sytri = cusolverDnCsytri;
+    static constexpr auto trttp = cublasCtrttp;
+    static constexpr auto tpttr = cublasCtpttr;
 };
 
 template <>
@@ -316,8 +316,8 @@ struct Element<cuDoubleComplex> {
     static constexpr auto sygvd = cusolverDnZhegvd;
     static constexpr auto sytrf_buffer_size = cusolverDnZsytrf_bufferSize;
     static constexpr auto sytrf = cusolverDnZsytrf;
-    static constexpr auto sytri_buffer_size = cusolverDnZsytri_bufferSize;
-    static constexpr auto sytri = cusolverDnZsytri;
+    static constexpr auto trttp = cublasZtrttp;
+    static constexpr auto tpttr = cublasZtpttr;
 };
 
 // ---- flags ----------------------------------------------------------------------------------
@@ -550,56 +550,85 @@ int sytrf(const gpushim_lapack_op& op, LapackState& state) {
     return convert_pivots(device_pivots, op.ipiv, order, state);
 }
 
-// The inverse from SYTRF's factor on cuSOLVER's legacy sytri, which reads int pivots:
-// convert_pivots narrows op.ipiv into the device workspace, ahead of the work area.
-template <class T>
-int sytri(const gpushim_lapack_op& op, LapackState& state) {
-    if (!fits_int({op.n, op.lda})) return kUnsupportedLapackSize;
-    const int n = static_cast<int>(op.n), lda = static_cast<int>(op.lda);
-    auto* const a = static_cast<T*>(op.a);
-    const auto order = static_cast<size_t>(n);
-    const size_t host_bytes = pivot_conversion_bytes<int64_t, int>(order);
-    const size_t work_at =
-        (order * sizeof(int) + kScratchBytes - 1) / kScratchBytes * kScratchBytes;
-    if (const int status = reserve_workspaces(state, work_at, host_bytes)) return status;
-    int lwork = 0;
-    if (const int status = status_from(
-            Element<T>::sytri_buffer_size(state.solver, fill(op.uplo), n, a, lda,
-                                          static_cast<const int*>(work_area(state)), &lwork))) {
-        return status;
-    }
-    if (lwork < 0) return kUnsupportedLapackSize;  // the int count overflowed
-    if (const int status = reserve_workspaces(
-            state, work_at + static_cast<size_t>(lwork) * sizeof(T), host_bytes)) {
-        return status;
-    }
-    auto* const device_pivots = static_cast<int*>(work_area(state));
-    if (const int status = convert_pivots(op.ipiv, device_pivots, order, state)) return status;
-    return status_from(Element<T>::sytri(
-        state.solver, fill(op.uplo), n, a, lda, device_pivots,
-        reinterpret_cast<T*>(static_cast<char*>(work_area(state)) + work_at), lwork, op.info));
-}
-
 // Where a step writes its INFO: the caller's, or the scratch INFO at the start of the device
 // workspace (known only once the step has reserved its workspace, which may move it).
 enum class InfoTo { caller, scratch };
 
-// B := A^-1 B with SYTRF's factor and (int64) pivots in a and op.ipiv.
-template <class T>
-int sytrs(const gpushim_lapack_op& op, InfoTo info_to, LapackState& state) {
-    constexpr cudaDataType type = Element<T>::kType;
+// Xsytrs's workspaces for B := A^-1 B with `nrhs` columns (its query reads no array).
+struct SolveWorkspaces {
     size_t device_bytes = 0;
     size_t host_bytes = 0;
-    if (const int status = status_from(cusolverDnXsytrs_bufferSize(
-            state.solver, fill(op.uplo), op.n, op.nrhs, type, op.a, op.lda, op.ipiv, type, op.b,
-            op.ldb, &device_bytes, &host_bytes))) {
+};
+
+template <class T>
+int sytrs_workspaces(const gpushim_lapack_op& op, int64_t nrhs, SolveWorkspaces& sizes,
+                     LapackState& state) {
+    constexpr cudaDataType type = Element<T>::kType;
+    return status_from(cusolverDnXsytrs_bufferSize(
+        state.solver, fill(op.uplo), op.n, nrhs, type, op.a, op.lda, op.ipiv, type, op.a,
+        std::max<int64_t>(1, op.n), &sizes.device_bytes, &sizes.host_bytes));
+}
+
+// B := A^-1 B (n x nrhs at b, ldb) with SYTRF's factor and (int64) pivots in a and op.ipiv,
+// on workspaces of `sizes` already reserved (Xsytrs's device workspace at the work area).
+template <class T>
+int enqueue_sytrs(const gpushim_lapack_op& op, int64_t nrhs, void* b, int64_t ldb,
+                  const SolveWorkspaces& sizes, int* info, LapackState& state) {
+    constexpr cudaDataType type = Element<T>::kType;
+    return status_from(cusolverDnXsytrs(state.solver, fill(op.uplo), op.n, nrhs, type, op.a, op.lda,
+                                        op.ipiv, type, b, ldb, work_area(state), sizes.device_bytes,
+                                        state.host_workspace, sizes.host_bytes, info));
+}
+
+template <class T>
+int sytrs(const gpushim_lapack_op& op, InfoTo info_to, LapackState& state) {
+    SolveWorkspaces sizes;
+    if (const int status = sytrs_workspaces<T>(op, op.nrhs, sizes, state)) return status;
+    if (const int status = reserve_workspaces(state, sizes.device_bytes, sizes.host_bytes)) {
         return status;
     }
-    if (const int status = reserve_workspaces(state, device_bytes, host_bytes)) return status;
     int* const info = info_to == InfoTo::caller ? op.info : scratch_info(state);
-    return status_from(cusolverDnXsytrs(state.solver, fill(op.uplo), op.n, op.nrhs, type, op.a,
-                                        op.lda, op.ipiv, type, op.b, op.ldb, work_area(state),
-                                        device_bytes, state.host_workspace, host_bytes, info));
+    return enqueue_sytrs<T>(op, op.nrhs, op.b, op.ldb, sizes, info, state);
+}
+
+// The inverse from SYTRF's factor: A^-1 solves A X = I, on Xsytrs (documented, its complex
+// forms complex symmetric as LAPACK's CSYTRS) with an identity in the workspace, after Xsytrs's
+// own; X's uplo triangle then goes over A's through packed storage (cuBLAS's trttp and tpttr),
+// the other triangle untouched. cuSOLVER's legacy sytri is not used: its reference gives no
+// description, so which symmetry its complex forms assume is not known.
+template <class T>
+int sytri(const gpushim_lapack_op& op, LapackState& state) {
+    if (state.blas == nullptr) return kInvalidLapackOperation;
+    if (!fits_int({op.n, op.lda})) return kUnsupportedLapackSize;
+    const size_t n = static_cast<size_t>(op.n);
+    SolveWorkspaces sizes;
+    if (const int status = sytrs_workspaces<T>(op, op.n, sizes, state)) return status;
+    const size_t identity_at =
+        (sizes.device_bytes + kScratchBytes - 1) / kScratchBytes * kScratchBytes;
+    const size_t identity_bytes = n * n * sizeof(T);
+    const size_t packed_bytes = n * (n + 1) / 2 * sizeof(T);
+    const size_t limit = std::numeric_limits<size_t>::max();
+    if ((n != 0 && n > limit / n / sizeof(T)) ||
+        identity_at > limit - identity_bytes - packed_bytes) {
+        return kDeviceOutOfMemory;
+    }
+    if (const int status = reserve_workspaces(state, identity_at + identity_bytes + packed_bytes,
+                                              sizes.host_bytes)) {
+        return status;
+    }
+    auto* const identity = reinterpret_cast<T*>(static_cast<char*>(work_area(state)) + identity_at);
+    auto* const packed = reinterpret_cast<T*>(reinterpret_cast<char*>(identity) + identity_bytes);
+    if (const int status = fill_identity<T>(identity, n, state.stream)) return status;
+    if (const int status = enqueue_sytrs<T>(op, op.n, identity, op.n, sizes, op.info, state)) {
+        return status;
+    }
+    const int order = static_cast<int>(op.n);
+    if (const int status = status_from(
+            Element<T>::trttp(state.blas, fill(op.uplo), order, identity, order, packed))) {
+        return status;
+    }
+    return status_from(Element<T>::tpttr(state.blas, fill(op.uplo), order, packed,
+                                         static_cast<T*>(op.a), static_cast<int>(op.lda)));
 }
 
 // SYTRF's pivots reach op.ipiv by a copy from the host workspace, which SYTRS's may reuse.

@@ -1,10 +1,11 @@
-// The emulated cuBLAS (libcublas.so.13): the handle calls, and the 64-bit Level-3 routines and
-// DGMM that the CUDA plugin calls, computed in stream order by the CPU BLAS.
+// The emulated cuBLAS (libcublas.so.13): the handle calls, and the 64-bit Level-3 routines,
+// DGMM, TRTTP and TPTTR that the CUDA plugin calls, computed in stream order (the Level-3
+// routines by the CPU BLAS).
 //
 // The rules are those of the cuBLAS API reference (CUDA 13): "cuBLAS Helper Function
 // Reference" for the handle, "cuBLAS Level-3 Function Reference" and "BLAS-like Extension"
-// (dgmm) for the routines. Each routine answers CUBLAS_STATUS_INVALID_VALUE wherever its
-// table of error values says so. Where the reference leaves a case undefined, the emulation
+// (dgmm, trttp, tpttr) for the routines. Each routine answers CUBLAS_STATUS_INVALID_VALUE wherever
+// its table of error values says so. Where the reference leaves a case undefined, the emulation
 // takes the stricter reading and says so where it does.
 #include <cublas_v2.h>
 
@@ -519,6 +520,40 @@ cublasStatus_t dgmm(const char* api, cublasHandle_t handle, cublasSideMode_t mod
     });
 }
 
+// TRTTP (to_packed) and TPTTR: the uplo triangle of the n x n matrix A (lda) to AP, packed
+// column by column (n (n + 1) / 2 elements), or back into A's uplo triangle, "the upper
+// [lower] part of A is left untouched".
+template <class T>
+cublasStatus_t packed_copy(const char* api, cublasHandle_t handle, cublasFillMode_t uplo, int n,
+                           T* a, int lda, T* ap, bool to_packed) {
+    cublasContext context;
+    if (!settings(api, handle, &context)) return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (n < 0 || !valid_fill(uplo) || lda < at_least_one(n)) return CUBLAS_STATUS_INVALID_VALUE;
+    const Operand full = matrix("A", a, n, n, lda);
+    const Operand packed{"AP", ap,
+                         static_cast<size_t>(n) * static_cast<size_t>(n + 1) / 2 * sizeof(T)};
+    if (to_packed) {
+        require_operands(api, packed, {full});
+    } else {
+        require_operands(api, full, {packed});
+    }
+    if (n == 0) return CUBLAS_STATUS_SUCCESS;
+    const bool lower = uplo == CUBLAS_FILL_MODE_LOWER;
+    return launch(context, [=] {
+        int64_t k = 0;
+        for (int64_t j = 0; j < n; ++j) {
+            for (int64_t i = lower ? j : 0; i < (lower ? n : j + 1); ++i, ++k) {
+                T& element = a[j * lda + i];
+                if (to_packed) {
+                    ap[k] = element;
+                } else {
+                    element = ap[k];
+                }
+            }
+        }
+    });
+}
+
 }  // namespace
 }  // namespace cudasim
 
@@ -679,6 +714,16 @@ const char* cublasGetStatusString(cublasStatus_t status) {
                                       int64_t incx, T* C, int64_t ldc) {                          \
         return cudasim::dgmm<T>("cublas" #P "dgmm_64", handle, mode, m, n, A, lda, x, incx, C,    \
                                 ldc);                                                             \
+    }                                                                                             \
+    cublasStatus_t cublas##P##trttp(cublasHandle_t handle, cublasFillMode_t uplo, int n,          \
+                                    const T* A, int lda, T* AP) {                                 \
+        return cudasim::packed_copy<T>("cublas" #P "trttp", handle, uplo, n, const_cast<T*>(A),   \
+                                       lda, AP, true);                                            \
+    }                                                                                             \
+    cublasStatus_t cublas##P##tpttr(cublasHandle_t handle, cublasFillMode_t uplo, int n,          \
+                                    const T* AP, T* A, int lda) {                                 \
+        return cudasim::packed_copy<T>("cublas" #P "tpttr", handle, uplo, n, A, lda,              \
+                                       const_cast<T*>(AP), false);                                \
     }
 
 // The Hermitian entry points of one complex precision P with element type T and real type R.

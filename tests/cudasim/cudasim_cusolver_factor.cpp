@@ -1,5 +1,5 @@
 // The emulated cuSOLVER's factorizations and solves: LU (Xgetrf, Xgetrs), Cholesky (Xpotrf,
-// Xpotrs, potri), Bunch-Kaufman (sytrf, Xsytrs, sytri), the triangular inverse (Xtrtri) and QR
+// Xpotrs, potri), Bunch-Kaufman (sytrf, Xsytrs), the triangular inverse (Xtrtri) and QR
 // (Xgeqrf, orgqr/ungqr, ormqr/unmqr), computed by the CPU's LAPACK in stream order.
 //
 // What the cuSOLVER documentation says and the emulation enforces:
@@ -14,9 +14,8 @@
 //   ("row i is interchanged with row ipiv(i)"); a null ipiv means no pivoting;
 // - sytrf's ipiv is device memory of n int in LAPACK's SYTRF convention; the emulation has no
 //   factorization without pivoting and takes a null ipiv as a misuse (stricter); info > 0:
-//   D(i,i) is exactly zero, the factorization completed, as LAPACK's; sytri reads such pivots
-//   (info > 0: D(i,i) is exactly zero, the triangle left unwritten), and Xsytrs the same as n
-//   int64_t;
+//   D(i,i) is exactly zero, the factorization completed, as LAPACK's; Xsytrs reads such
+//   pivots as n int64_t;
 // - the workspaces passed are at least what the routine's bufferSize query answers (device and
 //   host bytes for the 64-bit API; lwork elements for the legacy API).
 // Where the documentation is silent the emulation takes the stricter reading, noted below.
@@ -47,7 +46,6 @@ using Potrs = void(const char*, const int*, const int*, const void*, const int*,
                    int*, size_t);
 using Sytrf = void(const char*, const int*, void*, const int*, int*, void*, const int*, int*,
                    size_t);
-using Sytri = void(const char*, const int*, void*, const int*, const int*, void*, int*, size_t);
 using Sytrs = void(const char*, const int*, const int*, const void*, const int*, const int*, void*,
                    const int*, int*, size_t);
 using Trtri = void(const char*, const char*, const int*, void*, const int*, int*, size_t, size_t);
@@ -465,45 +463,6 @@ cusolverStatus_t sytrf(const char* api, cusolverDnHandle_t handle, cublasFillMod
     return CUSOLVER_STATUS_SUCCESS;
 }
 
-cusolverStatus_t sytri_valid(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, int lda,
-                             const int* ipiv, char* uplo_char) {
-    if (const auto status = potri_valid(handle, uplo, n, lda, uplo_char)) return status;
-    if (ipiv == nullptr) return CUSOLVER_STATUS_INVALID_VALUE;
-    return CUSOLVER_STATUS_SUCCESS;
-}
-
-cusolverStatus_t sytri_buffer_size(const char* api, cusolverDnHandle_t handle,
-                                   cublasFillMode_t uplo, int n, int lda, const int* ipiv,
-                                   int* lwork) {
-    char uplo_char = 0;
-    if (const auto status = sytri_valid(handle, uplo, n, lda, ipiv, &uplo_char)) return status;
-    cudasim::require_host(api, "lwork", lwork);
-    *lwork = legacy_lwork(api, n, n);
-    return CUSOLVER_STATUS_SUCCESS;
-}
-
-template <class T>
-cusolverStatus_t sytri(const char* api, cusolverDnHandle_t handle, cublasFillMode_t uplo, int n,
-                       T* a, int lda, const int* ipiv, T* work, int lwork, int* info) {
-    char uplo_char = 0;
-    if (const auto status = sytri_valid(handle, uplo, n, lda, ipiv, &uplo_char)) return status;
-    const Precision p = precision_of<T>();
-    cudasim::require_device(api, "A", a, cudasim::matrix_bytes(n, n, lda, p.bytes));
-    cudasim::require_device(api, "ipiv", ipiv, static_cast<size_t>(n) * sizeof(int));
-    require_info(api, info);
-    if (cudasim::injected_fault()) return CUSOLVER_STATUS_EXECUTION_FAILED;
-    require_legacy_workspace(api, handle, p.bytes, work, lwork, n, n);
-    auto* const run = lapack<Sytri>(p, "sytri");
-    cudasim::enqueue(handle->stream, [=] {
-        int result = 0;
-        std::vector<std::complex<double>> scratch(static_cast<size_t>(std::max(1, n)));
-        run(&uplo_char, &n, a, &lda, ipiv, scratch.data(), &result, 1);
-        if (result > 0) poison_triangle(a, n, lda, p.bytes, uplo_char);
-        *info = result;
-    });
-    return CUSOLVER_STATUS_SUCCESS;
-}
-
 }  // namespace
 
 // ---- the 64-bit generic API -----------------------------------------------------------------
@@ -858,18 +817,6 @@ cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t handle, cusolverDnParams_t 
                                           T* A, int lda, int* ipiv, T* work, int lwork,            \
                                           int* devInfo) {                                          \
         return sytrf<T>("cusolverDn" #P "sytrf", handle, uplo, n, A, lda, ipiv, work, lwork,       \
-                        devInfo);                                                                  \
-    }                                                                                              \
-    cusolverStatus_t cusolverDn##P##sytri_bufferSize(cusolverDnHandle_t handle,                    \
-                                                     cublasFillMode_t uplo, int n, T*, int lda,    \
-                                                     const int* ipiv, int* lwork) {                \
-        return sytri_buffer_size("cusolverDn" #P "sytri_bufferSize", handle, uplo, n, lda, ipiv,   \
-                                 lwork);                                                           \
-    }                                                                                              \
-    cusolverStatus_t cusolverDn##P##sytri(cusolverDnHandle_t handle, cublasFillMode_t uplo, int n, \
-                                          T* A, int lda, const int* ipiv, T* work, int lwork,      \
-                                          int* devInfo) {                                          \
-        return sytri<T>("cusolverDn" #P "sytri", handle, uplo, n, A, lda, ipiv, work, lwork,       \
                         devInfo);                                                                  \
     }
 

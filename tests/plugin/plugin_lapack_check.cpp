@@ -2615,7 +2615,7 @@ int main(int argc, char** argv) {
     sytrf_case<double>('U', large_n / 2 + 3, false);
     sytrf_case<std::complex<double>>('U', large_n / 2, false);
     sytrf_case<std::complex<double>>('L', large_n / 4 + 5, false);
-    // cuSOLVER's blocked sytri and Xsytrs, at orders whose checks (an O(n^3) product on the
+    // Xsytrs (SYTRI solves on an identity), at orders whose checks (an O(n^3) product on the
     // host for SYTRI) stay within seconds at --large-n 8192.
     sytri_case<double>('U', large_n / 8 + 3, true);
     sytri_case<std::complex<double>>('L', large_n / 16 + 5, false);
