@@ -270,6 +270,21 @@ def routines(prefix: str) -> list[str]:
     return names
 
 
+def run_checked(python: str, shim: str, prog: str, rdir: str, extra: dict):
+    """Runs `prog` under GPUSHIM_VERIFY=1 with its report in `rdir`: the result, the report,
+    and the problems found (a failed run, or results it found wrong)."""
+    os.mkdir(rdir)
+    env = st.make_env(shim, rdir, extra={"GPUSHIM_VERIFY": "1", **extra})
+    res = st.run([python, prog], env, cwd=os.path.dirname(prog))
+    mine = []
+    if res.returncode != 0 or "RESULTS OK" not in res.stdout:
+        mine.append(f"exit {res.returncode}, {res.stdout.strip()[-800:]!r}, "
+                    f"stderr {st.tail(res.stderr, 10)!r}")
+    rep = st.load_reports(rdir) if st.report_files(rdir) else {}
+    st.log(st.format_report(rep))
+    return res, rep, mine
+
+
 def main() -> int:
     ap = st.arg_parser(__doc__, python="/usr/bin/python3")
     args = ap.parse_args()
@@ -288,16 +303,8 @@ def main() -> int:
         with open(prog, "w") as f:
             f.write(PROGRAM)
         for i, (name, extra, wrong) in enumerate(modes):
-            rdir = os.path.join(tmp, f"mode{i}")
-            os.mkdir(rdir)
-            env = st.make_env(shim, rdir, extra={"GPUSHIM_VERIFY": "1", **extra})
-            res = st.run([args.python, prog], env, cwd=tmp)
-            mine = []
-            if res.returncode != 0 or "RESULTS OK" not in res.stdout:
-                mine.append(f"exit {res.returncode}, {res.stdout.strip()[-800:]!r}, "
-                            f"stderr {st.tail(res.stderr, 10)!r}")
-            rep = st.load_reports(rdir) if st.report_files(rdir) else {}
-            st.log(st.format_report(rep))
+            res, rep, mine = run_checked(args.python, shim, prog, os.path.join(tmp, f"mode{i}"),
+                                         extra)
             for routine in required + [name for name in optional if name in rep]:
                 r = rep.get(routine, {})
                 if r.get("verified", 0) <= 0:
@@ -322,16 +329,7 @@ def parts_of_spectra(python: str, shim: str, tmp: str) -> list[str]:
     prog = os.path.join(tmp, "ranges.py")
     with open(prog, "w") as f:
         f.write(RANGES)
-    rdir = os.path.join(tmp, "ranges")
-    os.mkdir(rdir)
-    env = st.make_env(shim, rdir, extra={"GPUSHIM_VERIFY": "1"})
-    res = st.run([python, prog], env, cwd=tmp)
-    mine = []
-    if res.returncode != 0 or "RESULTS OK" not in res.stdout:
-        mine.append(f"exit {res.returncode}, {res.stdout.strip()[-800:]!r}, "
-                    f"stderr {st.tail(res.stderr, 10)!r}")
-    rep = st.load_reports(rdir) if st.report_files(rdir) else {}
-    st.log(st.format_report(rep))
+    _, rep, mine = run_checked(python, shim, prog, os.path.join(tmp, "ranges"), {})
     for routine in ("dsyevr", "zheevr"):
         r = rep.get(routine, {})
         if r.get("verified", 0) < 4 or r.get("differed", 0) > 0:

@@ -32,15 +32,8 @@ using Real = typename fallback::RealOf<T>::type;
 template <class T>
 using Wide = std::conditional_t<kComplex<T>, std::complex<long double>, long double>;
 
-template <class T>
-constexpr gpushim_precision precision_of() {
-    if constexpr (std::is_same_v<T, float>) return GPUSHIM_PREC_S;
-    if constexpr (std::is_same_v<T, double>) return GPUSHIM_PREC_D;
-    if constexpr (std::is_same_v<T, std::complex<float>>) return GPUSHIM_PREC_C;
-    return GPUSHIM_PREC_Z;
-}
-
 using test::cpu_part;
+using test::precision_of;
 
 // Equal bit for bit, NaNs (the padding beyond each column) included.
 template <class T>

@@ -1,10 +1,12 @@
 // The CPU library's functions that GPUSHIM_VERIFY's checks call, as the shim's entries pass
-// them (one per name scheme there), found here by their plain 32-bit Fortran names.
+// them (one per name scheme there), found here by their plain 32-bit Fortran names; and the
+// precision of an element type.
 #pragma once
 
 #include <complex>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "dispatch/blas3_call.h"
@@ -12,6 +14,14 @@
 #include "fallback/symbol_resolver.h"
 
 namespace gpushim::test {
+
+template <class T>
+constexpr gpushim_precision precision_of() {
+    if constexpr (std::is_same_v<T, float>) return GPUSHIM_PREC_S;
+    if constexpr (std::is_same_v<T, double>) return GPUSHIM_PREC_D;
+    if constexpr (std::is_same_v<T, std::complex<float>>) return GPUSHIM_PREC_C;
+    return GPUSHIM_PREC_Z;
+}
 
 template <class T>
 bool cpu_blas3(const Blas3Op& op) {

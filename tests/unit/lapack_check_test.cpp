@@ -26,13 +26,7 @@ using Real = typename fallback::RealOf<T>::type;
 template <class T>
 constexpr bool kComplex = !std::is_floating_point_v<T>;
 
-template <class T>
-constexpr gpushim_precision precision_of() {
-    if constexpr (std::is_same_v<T, float>) return GPUSHIM_PREC_S;
-    if constexpr (std::is_same_v<T, double>) return GPUSHIM_PREC_D;
-    if constexpr (std::is_same_v<T, std::complex<float>>) return GPUSHIM_PREC_C;
-    return GPUSHIM_PREC_Z;
-}
+using test::precision_of;
 
 constexpr int64_t kOrder = 40;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
