@@ -497,8 +497,9 @@ std::optional<int64_t> eigenvalues_below(CpuSymmetricFactor factor, const Dense<
 }
 
 // SYEVR of part of the spectrum: whether its m values are the part its range asked for, by
-// counting A's eigenvalues below shifts (eigenvalues_below), each shift moved by `slack`
-// (the rounding allowed) to the side that makes the condition weaker:
+// counting A's eigenvalues below shifts (eigenvalues_below), each finite shift moved by `slack`
+// (the rounding allowed), and at least past itself, to the side that makes the condition
+// weaker:
 //   'I' il..iu: fewer than il eigenvalues below w(1), at least iu below w(m);
 //   'V' (vl, vu]: m no fewer than the eigenvalues inside, no more than those inside or on its
 //       ends.
@@ -506,7 +507,16 @@ template <class T>
 std::optional<Finding> check_range(const LapackOp& op, CpuSymmetricFactor factor, const Dense<T>& a,
                                    int64_t count, double slack) {
     const std::pair<double, double> hull = gershgorin_hull(a);
-    const auto below = [&](double shift) { return eigenvalues_below(factor, a, hull, shift); };
+    // A shift moved by the slack (up: +1, down: -1), and always past itself: a slack of 0
+    // (A = 0) or one lost in the shift's rounding would count a value at the shift on the
+    // wrong side.
+    const auto below = [&](double shift, double direction) {
+        if (!std::isfinite(shift)) return eigenvalues_below(factor, a, hull, shift);
+        const double step =
+            std::max({slack, std::abs(shift) * std::numeric_limits<double>::epsilon(),
+                      std::numeric_limits<double>::min()});
+        return eigenvalues_below(factor, a, hull, shift + direction * step);
+    };
     Finding found;
     if (op.range == 'I') {
         if (count != op.iu - op.il + 1) {
@@ -514,18 +524,18 @@ std::optional<Finding> check_range(const LapackOp& op, CpuSymmetricFactor factor
             return found;
         }
         const auto* w = static_cast<const Real<T>*>(op.w);
-        const std::optional<int64_t> under_first = below(w[0] - slack);
-        const std::optional<int64_t> under_last = below(w[count - 1] + slack);
+        const std::optional<int64_t> under_first = below(w[0], -1);
+        const std::optional<int64_t> under_last = below(w[count - 1], +1);
         if (!under_first || !under_last) return std::nullopt;
         if (*under_first > op.il - 1 || *under_last < op.iu)
             found.take(std::numeric_limits<double>::infinity(),
                        "the eigenvalues il..iu at W(1) and W(M), counted by inertia");
         return found;
     }
-    const std::optional<int64_t> inside_high = below(op.vu - slack);
-    const std::optional<int64_t> inside_low = below(op.vl + slack);
-    const std::optional<int64_t> around_high = below(op.vu + slack);
-    const std::optional<int64_t> around_low = below(op.vl - slack);
+    const std::optional<int64_t> inside_high = below(op.vu, -1);
+    const std::optional<int64_t> inside_low = below(op.vl, +1);
+    const std::optional<int64_t> around_high = below(op.vu, +1);
+    const std::optional<int64_t> around_low = below(op.vl, -1);
     if (!inside_high || !inside_low || !around_high || !around_low) return std::nullopt;
     if (count < *inside_high - *inside_low || count > *around_high - *around_low)
         found.take(std::numeric_limits<double>::infinity(),

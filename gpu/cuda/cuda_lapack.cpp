@@ -599,7 +599,9 @@ int sytrs(const gpushim_lapack_op& op, InfoTo info_to, LapackState& state) {
 template <class T>
 int sytri(const gpushim_lapack_op& op, LapackState& state) {
     if (state.blas == nullptr) return kInvalidLapackOperation;
-    if (!fits_int({op.n, op.lda})) return kUnsupportedLapackSize;
+    // trttp and tpttr take int sizes, and whether they index the packed array beyond an int is
+    // not documented.
+    if (!fits_int({op.n, op.lda, op.n * (op.n + 1) / 2})) return kUnsupportedLapackSize;
     const size_t n = static_cast<size_t>(op.n);
     SolveWorkspaces sizes;
     if (const int status = sytrs_workspaces<T>(op, op.n, sizes, state)) return status;

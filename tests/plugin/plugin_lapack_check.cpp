@@ -55,7 +55,8 @@
 //     null ipiv are refused
 //     (cuSOLVER would go without pivoting), and so is a GESVD it cannot compute (m < n,
 //     both jobs 'O'), a SYEVR with a malformed range or no found, a SYGVD of itype 4 or
-//     of order 32767 (its int workspace count may have wrapped), a real GEEV without wi, a
+//     of order 32767 (its int workspace count may have wrapped), a SYTRI of order 65536
+//     (its packed triangle beyond an int), a real GEEV without wi, a
 //     GELS with m < n or trans 'T', a GELSD with m < n or no found;
 //     queue_destroy succeeds and gives the workspaces back.
 // Without a CPU LAPACK (the CUDA plugin on a machine without one), the comparisons with
@@ -2537,6 +2538,9 @@ void refusals() {
             .lda = 32767,
             .ldb = 32767},
            {kSlotA, kSlotB, kSlotW}, kCudaUnsupportedLapackSize);
+    refuse("dsytri of order 65536 (its packed triangle has more elements than an int counts)",
+           {.kind = GPUSHIM_SYTRI, .uplo = 'L', .n = 65536, .lda = 65536}, {kSlotA, kSlotIpiv},
+           kCudaUnsupportedLapackSize);
     refuse("dgeev with a null wi", {.kind = GPUSHIM_GEEV, .jobz = 'V', .n = 4, .lda = 4, .ldu = 4},
            {kSlotA, kSlotW, kSlotU});
     Call ls{.kind = GPUSHIM_GELS, .trans = 'N', .m = 3, .n = 4, .nrhs = 1, .lda = 4, .ldb = 4};

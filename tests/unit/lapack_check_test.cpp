@@ -31,14 +31,14 @@ using test::precision_of;
 constexpr int64_t kOrder = 40;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-// A = H diag(1, ..., n) H with H = I - 2 v v^H / (v^H v) (Hermitian and unitary): eigenvalue
-// k + 1 with H's column k, computed in long double and rounded.
+// A = H diag(1, ..., n) H scale with H = I - 2 v v^H / (v^H v) (Hermitian and unitary):
+// eigenvalue (k + 1) scale with H's column k, computed in long double and rounded.
 template <class T>
 struct Spectrum {
     using Wide = std::conditional_t<kComplex<T>, std::complex<long double>, long double>;
     std::vector<T> a, h;
 
-    Spectrum() : a(kOrder * kOrder), h(kOrder * kOrder) {
+    explicit Spectrum(double scale) : a(kOrder * kOrder), h(kOrder * kOrder) {
         std::vector<Wide> v(kOrder), reflector(kOrder * kOrder);
         long double norm = 0;
         for (int64_t i = 0; i < kOrder; ++i) {
@@ -54,7 +54,7 @@ struct Spectrum {
             for (int64_t i = 0; i < kOrder; ++i) {
                 Wide sum = 0;
                 for (int64_t k = 0; k < kOrder; ++k)
-                    sum += reflector[i + k * kOrder] * Wide(k + 1) *
+                    sum += reflector[i + k * kOrder] * Wide((k + 1) * scale) *
                            conjugate(reflector[j + k * kOrder]);
                 a[i + j * kOrder] = static_cast<T>(sum);
                 h[i + j * kOrder] = static_cast<T>(reflector[i + j * kOrder]);
@@ -77,13 +77,13 @@ struct Range {
 };
 
 // The check of a SYEVR call on A's lower triangle whose device returned the eigenpairs with
-// 0-based indices `returned`, with (jobz 'V') or without vectors. The device destroys A; a
-// check that fails must put it back.
+// 0-based indices `returned`, with (jobz 'V') or without vectors, of Spectrum(scale). The
+// device destroys A; a check that fails must put it back.
 template <class T>
 class SyevrCheck {
   public:
-    SyevrCheck(char jobz, Range range, const std::vector<int64_t>& returned) {
-        const Spectrum<T> spectrum;
+    SyevrCheck(char jobz, Range range, const std::vector<int64_t>& returned, double scale = 1) {
+        const Spectrum<T> spectrum(scale);
         std::vector<T> a = spectrum.a;
         std::vector<Real<T>> w(kOrder);
         std::vector<T> u(kOrder * kOrder);
@@ -107,7 +107,7 @@ class SyevrCheck {
         op.found = &found;
         LapackCheck check(op, test::cpu_part, test::cpu_symmetric_factor);
         for (std::size_t k = 0; k < returned.size(); ++k) {
-            w[k] = static_cast<Real<T>>(returned[k] + 1);
+            w[k] = static_cast<Real<T>>(static_cast<double>(returned[k] + 1) * scale);
             if (jobz == 'V')
                 std::copy_n(spectrum.h.begin() + returned[k] * kOrder, kOrder,
                             u.begin() + static_cast<int64_t>(k) * kOrder);
@@ -180,6 +180,23 @@ TYPED_TEST(SyevrRangeCheck, ValueRangeAgrees) {
         range.vl = 20.25;
         range.vu = 20.75;
         EXPECT_EQ(SyevrCheck<TypeParam>(jobz, range, {}).verdict(), Verdict::agreed);
+    }
+}
+
+// A = 0: no rounding is allowed, and every eigenvalue is on a shift (W's, or vl or vu).
+TYPED_TEST(SyevrRangeCheck, ZeroMatrixAgrees) {
+    for (char jobz : {'N', 'V'}) {
+        SCOPED_TRACE(jobz);
+        EXPECT_EQ(SyevrCheck<TypeParam>(jobz, {'I', 5, 12}, indices(4, 11), 0.0).verdict(),
+                  Verdict::agreed);
+        Range range{'V'};
+        range.vl = -1;
+        range.vu = 0;  // all of them
+        EXPECT_EQ(SyevrCheck<TypeParam>(jobz, range, indices(0, kOrder - 1), 0.0).verdict(),
+                  Verdict::agreed);
+        range.vl = 0;
+        range.vu = 1;  // none
+        EXPECT_EQ(SyevrCheck<TypeParam>(jobz, range, {}, 0.0).verdict(), Verdict::agreed);
     }
 }
 
