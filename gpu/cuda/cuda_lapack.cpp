@@ -353,8 +353,9 @@ cusolverEigMode_t eigen_mode(char jobz) {
 // The legacy routines take int sizes, and their *_bufferSize answer an int element count,
 // which for sizes that fit can still overflow: an operation with a size beyond an int, or
 // a negative count, is refused (kUnsupportedLapackSize), never run with a workspace smaller
-// than it needs. A count growing like n^2 may also wrap to a positive value: SYGVD, the
-// one such routine here, has an order bound of its own (kSygvdMaxOrder).
+// than it needs. A count growing like n^2 may also wrap to a positive value: SYGVD, whose
+// count does, and POTRI, whose growth is not documented, have order bounds of their own
+// (kSygvdMaxOrder, kPotriMaxOrder).
 bool fits_int(std::initializer_list<int64_t> sizes) {
     return std::all_of(sizes.begin(), sizes.end(),
                        [](int64_t size) { return size <= std::numeric_limits<int>::max(); });
@@ -479,7 +480,11 @@ int getri(const gpushim_lapack_op& op, LapackState& state) {
 // The inverse from POTRF's factor, in the uplo triangle (the other is left untouched).
 template <class T>
 int potri(const gpushim_lapack_op& op, LapackState& state) {
-    if (!fits_int({op.n, op.lda})) return kUnsupportedLapackSize;
+    // The largest order whose n^2 fits an int: the legacy potri_bufferSize's int count of a
+    // workspace whose growth cuSOLVER does not document could wrap to a positive value
+    // beyond it (review).
+    constexpr int64_t kPotriMaxOrder = 46340;
+    if (!fits_int({op.n, op.lda}) || op.n > kPotriMaxOrder) return kUnsupportedLapackSize;
     const int n = static_cast<int>(op.n), lda = static_cast<int>(op.lda);
     auto* const a = static_cast<T*>(op.a);
     int lwork = 0;

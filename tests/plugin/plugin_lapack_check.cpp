@@ -55,7 +55,8 @@
 //     null ipiv are refused
 //     (cuSOLVER would go without pivoting), and so is a GESVD it cannot compute (m < n,
 //     both jobs 'O'), a SYEVR with a malformed range or no found, a SYGVD of itype 4 or
-//     of order 32767 (its int workspace count may have wrapped), a SYTRI of order 65536
+//     of order 32767 or a POTRI of order 46341 (their int workspace counts may have
+//     wrapped), a SYTRI of order 65536
 //     (its packed triangle beyond an int), a real GEEV without wi, a
 //     GELS with m < n or trans 'T', a GELSD with m < n or no found;
 //     queue_destroy succeeds and gives the workspaces back.
@@ -2538,6 +2539,9 @@ void refusals() {
             .lda = 32767,
             .ldb = 32767},
            {kSlotA, kSlotB, kSlotW}, kCudaUnsupportedLapackSize);
+    refuse("dpotri of order 46341 (an int workspace count growing like n^2 may have wrapped)",
+           {.kind = GPUSHIM_POTRI, .uplo = 'L', .n = 46341, .lda = 46341}, {kSlotA},
+           kCudaUnsupportedLapackSize);
     refuse("dsytri of order 65536 (its packed triangle has more elements than an int counts)",
            {.kind = GPUSHIM_SYTRI, .uplo = 'L', .n = 65536, .lda = 65536}, {kSlotA, kSlotIpiv},
            kCudaUnsupportedLapackSize);
