@@ -497,16 +497,15 @@ std::optional<int64_t> eigenvalues_below(CpuSymmetricFactor factor, const Dense<
 }
 
 // SYEVR of part of the spectrum: whether its m values are the part its range asked for, by
-// counting A's eigenvalues below shifts (eigenvalues_below), each finite shift moved by `slack`
-// (the rounding allowed), and at least past itself, to the side that makes the condition
-// weaker:
+// counting A's eigenvalues below shifts (eigenvalues_below, with `hull` A's Gershgorin hull),
+// each finite shift moved by `slack` (the rounding allowed: kRatioLimit n ||A|| eps), and at
+// least past itself, to the side that makes the condition weaker:
 //   'I' il..iu: fewer than il eigenvalues below w(1), at least iu below w(m);
 //   'V' (vl, vu]: m no fewer than the eigenvalues inside, no more than those inside or on its
 //       ends.
 template <class T>
 std::optional<Finding> check_range(const LapackOp& op, CpuSymmetricFactor factor, const Dense<T>& a,
-                                   int64_t count, double slack) {
-    const std::pair<double, double> hull = gershgorin_hull(a);
+                                   std::pair<double, double> hull, int64_t count, double slack) {
     // A shift moved by the slack (up: +1, down: -1), and always past itself: a slack of 0
     // (A = 0) or one lost in the shift's rounding would count a value at the shift on the
     // wrong side.
@@ -543,12 +542,6 @@ std::optional<Finding> check_range(const LapackOp& op, CpuSymmetricFactor factor
     return found;
 }
 
-// The rounding SYEVR's values are allowed: kRatioLimit n ||A|| eps.
-template <class T>
-double eigenvalue_slack(const Dense<T>& a) {
-    return LapackCheck::kRatioLimit * static_cast<double>(a.rows) * norm_one(a) * epsilon<T>();
-}
-
 // SYEVR with eigenvectors: the m pairs found, ||A V - V W|| / (n ||A|| eps) and
 // ||I - V^H V|| / (n eps), and of part of the spectrum whether it is the part asked for.
 template <class T>
@@ -556,20 +549,20 @@ std::optional<Finding> check_eigen_subset(const LapackOp& op, CpuPart blas,
                                           CpuSymmetricFactor factor, const Dense<T>& a) {
     const int64_t found_count = *op.found;
     const Dense<T> original = hermitian(a, op.uplo);
+    const double scale = static_cast<double>(op.n) * norm_one(original) * epsilon<T>();
     std::optional<Finding> found = Finding{};
     if (found_count > 0) {
         const Dense<T> vectors = load<T>(op.u, op.ldu, op.n, found_count);
         Dense<T> residual = scaled_columns(vectors, op.w, found_count);
         if (!gemm(blas, 'N', 'N', 1.0, original, vectors, -1.0, residual)) return std::nullopt;
-        found = residual_and_orthonormality(
-            blas,
-            ratio<T>(norm_one(residual),
-                     static_cast<double>(op.n) * norm_one(original) * epsilon<T>()),
-            "||A V - V W|| / (n ||A|| eps)", vectors, "||I - V^H V|| / (n eps)");
+        found = residual_and_orthonormality(blas, ratio<T>(norm_one(residual), scale),
+                                            "||A V - V W|| / (n ||A|| eps)", vectors,
+                                            "||I - V^H V|| / (n eps)");
     }
     if (!found || op.range == 'A' || !(found->ratio <= LapackCheck::kRatioLimit)) return found;
     const std::optional<Finding> ranged =
-        check_range(op, factor, original, found_count, eigenvalue_slack(original));
+        check_range(op, factor, original, gershgorin_hull(original), found_count,
+                    LapackCheck::kRatioLimit * scale);
     if (!ranged) return std::nullopt;
     found->take(ranged->ratio, ranged->what);
     return found;
@@ -1001,7 +994,8 @@ std::optional<Finding> check_eigenvalue_subset(const LapackOp& op, CpuSymmetricF
         return found;
     }
     const Dense<T> a = hermitian(a_stored, op.uplo);
-    auto [low, high] = gershgorin_hull(a);
+    const std::pair<double, double> hull = gershgorin_hull(a);
+    auto [low, high] = hull;
     if (op.range == 'V') {
         low = std::max(low, op.vl);
         high = std::min(high, op.vu);
@@ -1015,7 +1009,8 @@ std::optional<Finding> check_eigenvalue_subset(const LapackOp& op, CpuSymmetricF
                    "distance outside the Gershgorin hull and (vl, vu] / (n ||A|| eps)");
     }
     if (!(found.ratio <= LapackCheck::kRatioLimit)) return found;
-    const std::optional<Finding> ranged = check_range(op, factor, a, count, eigenvalue_slack(a));
+    const std::optional<Finding> ranged =
+        check_range(op, factor, a, hull, count, LapackCheck::kRatioLimit * scale);
     if (!ranged) return std::nullopt;
     found.take(ranged->ratio, ranged->what);
     return found;
