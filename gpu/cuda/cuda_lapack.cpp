@@ -15,9 +15,8 @@
 // 2 2 2). They reach op.ipiv unconverted, and Xgetrs reads them back the same way.
 //
 // Nothing here waits for the device but SYEVR (cusolverDnXsyevdx returns its count in host
-// memory), GELSD (the rank is decided on the host from the singular values), SYTRF and SYTRI
-// (their int pivots are widened or narrowed on the host) and an operation that follows one of
-// them (until their
+// memory), GELSD (the rank is decided on the host from the singular values), SYTRF (its int
+// pivots are widened on the host) and an operation that follows one of them (until their
 // copies from host memory have read it): every step
 // is enqueued on the queue's stream, with workspaces taken and given back in stream order.
 #include "gpu/cuda/cuda_lapack.h"
@@ -497,37 +496,33 @@ int potri(const gpushim_lapack_op& op, LapackState& state) {
                                          static_cast<T*>(work_area(state)), lwork, op.info));
 }
 
-// Pivots from cuSOLVER's legacy routines (int) to the interface's (int64_t) and back: copied
-// to the host workspace, converted there (the plugin has no kernels) and copied to
-// `destination` by copy_from_plugin_host, in stream order; the copy back waits for the
-// device, the one wait of SYTRF and SYTRI. The host workspace must hold
-// pivot_conversion_bytes<From, To>(n).
-template <class From, class To>
-size_t converted_pivots_at(size_t n) {
-    return (n * sizeof(From) + sizeof(To) - 1) / sizeof(To) * sizeof(To);
+// SYTRF's pivots from cuSOLVER's legacy sytrf (int) to the interface's (int64_t): copied to
+// the host workspace, widened there (the plugin has no kernels) and copied to `destination`
+// by copy_from_plugin_host, in stream order; the copy back waits for the device, the one wait
+// of SYTRF. The host workspace must hold pivot_widening_bytes(n).
+size_t widened_pivots_at(size_t n) {
+    return (n * sizeof(int) + sizeof(int64_t) - 1) / sizeof(int64_t) * sizeof(int64_t);
 }
 
-template <class From, class To>
-size_t pivot_conversion_bytes(size_t n) {
-    return converted_pivots_at<From, To>(n) + n * sizeof(To);
+size_t pivot_widening_bytes(size_t n) {
+    return widened_pivots_at(n) + n * sizeof(int64_t);
 }
 
-template <class From, class To>
-int convert_pivots(const From* source, To* destination, size_t n, LapackState& state) {
-    auto* const from = static_cast<From*>(state.host_workspace);
-    if (const int status = runtime_status(cudaMemcpyAsync(from, source, n * sizeof(From),
-                                                          cudaMemcpyDeviceToHost, state.stream))) {
+int widen_pivots(const int* source, int64_t* destination, size_t n, LapackState& state) {
+    auto* const from = static_cast<int*>(state.host_workspace);
+    if (const int status = runtime_status(
+            cudaMemcpyAsync(from, source, n * sizeof(int), cudaMemcpyDeviceToHost, state.stream))) {
         return status;
     }
     if (const int status = runtime_status(cudaStreamSynchronize(state.stream))) return status;
-    auto* const to = reinterpret_cast<To*>(static_cast<char*>(state.host_workspace) +
-                                           converted_pivots_at<From, To>(n));
-    std::copy(from, from + n, to);  // SYTRF's pivots: |ipiv(k)| <= n, an int either way
-    return copy_from_plugin_host(destination, to, n * sizeof(To), state);
+    auto* const to =
+        reinterpret_cast<int64_t*>(static_cast<char*>(state.host_workspace) + widened_pivots_at(n));
+    std::copy(from, from + n, to);
+    return copy_from_plugin_host(destination, to, n * sizeof(int64_t), state);
 }
 
 // The Bunch-Kaufman factorization on cuSOLVER's legacy sytrf, whose pivots are int in
-// LAPACK's convention: convert_pivots widens them into op.ipiv.
+// LAPACK's convention: widen_pivots widens them into op.ipiv.
 template <class T>
 int sytrf(const gpushim_lapack_op& op, LapackState& state) {
     if (!fits_int({op.n, op.lda})) return kUnsupportedLapackSize;
@@ -542,7 +537,7 @@ int sytrf(const gpushim_lapack_op& op, LapackState& state) {
     const auto order = static_cast<size_t>(n);
     const size_t work_bytes = static_cast<size_t>(lwork) * sizeof(T);  // int-aligned after it
     if (const int status = reserve_workspaces(state, work_bytes + order * sizeof(int),
-                                              pivot_conversion_bytes<int, int64_t>(order))) {
+                                              pivot_widening_bytes(order))) {
         return status;
     }
     auto* const device_pivots =
@@ -552,7 +547,7 @@ int sytrf(const gpushim_lapack_op& op, LapackState& state) {
                                           static_cast<T*>(work_area(state)), lwork, op.info))) {
         return status;
     }
-    return convert_pivots(device_pivots, op.ipiv, order, state);
+    return widen_pivots(device_pivots, op.ipiv, order, state);
 }
 
 // Where a step writes its INFO: the caller's, or the scratch INFO at the start of the device
