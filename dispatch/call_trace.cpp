@@ -34,6 +34,8 @@ const char* describe(CpuReason reason) {
             return "not a call the device takes";
         case CpuReason::device_unavailable:
             return "no usable device, or no room on it";
+        case CpuReason::device_lost:
+            return "the GPU was lost earlier in this process";
         case CpuReason::device_failed:
             return "the device failed: recomputed";
         case CpuReason::device_failed_part_way:

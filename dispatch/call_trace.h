@@ -22,6 +22,7 @@ enum class CpuReason : uint8_t {
     small_workspace,          // a LAPACK workspace smaller than the CPU library would want
     not_for_device,           // what the device interface does not take (FFTW's r2r, a mode)
     device_unavailable,       // no usable device, or no room on it
+    device_lost,              // the device was lost earlier in the process (gpu/backend.h)
     device_failed,            // the device failed: recomputed on the CPU
     device_failed_part_way,   // the device failed part-way: the CPU computed the rest
     device_differed,          // GPUSHIM_VERIFY's check failed the device's result: recomputed

@@ -7,6 +7,7 @@
 #include "dispatch/fft_check.h"
 #include "dispatch/lapack_check.h"
 #include "dispatch/log.h"
+#include "gpu/backend.h"
 #include "gpu/blas3_executor.h"
 #include "gpu/fft_executor.h"
 #include "gpu/lapack_executor.h"
@@ -39,6 +40,11 @@ enum class OnDifference {
     recompute,  // the check put the inputs back (LAPACK): the CPU computes the call
 };
 
+// Why the device took no part in a call it was offered.
+CpuReason unavailable_reason() {
+    return gpu::device_lost() ? CpuReason::device_lost : CpuReason::device_unavailable;
+}
+
 // Runs `execute` (an executor call) and records the call when its result is complete
 // (CpuReason::none), with what `check` finds of it; else why the CPU must compute it, and what
 // the attempt moved.
@@ -58,7 +64,7 @@ DeviceAttempt run_and_record(const Op& op, Routine routine, Execute&& execute, C
                              transfers.bytes_reused};
     };
     if (outcome == gpu::Outcome::failed) return not_done(CpuReason::device_failed);
-    if (outcome == gpu::Outcome::unavailable) return not_done(CpuReason::device_unavailable);
+    if (outcome == gpu::Outcome::unavailable) return not_done(unavailable_reason());
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
     Verdict verdict;
     {
@@ -170,7 +176,7 @@ std::unique_ptr<gpu::FftDeviceState> bind_to_device(const FftProblem& problem, R
         // Where no device is usable (no GPU, a forked child), or it cannot plan the
         // transform, FFTW plans it as the caller asked, MEASURE included.
         std::unique_ptr<gpu::FftDeviceState> device = gpu::plan_fft_on_device(problem);
-        reason = device != nullptr ? CpuReason::none : CpuReason::device_unavailable;
+        reason = device != nullptr ? CpuReason::none : unavailable_reason();
         return device;
     }
     return nullptr;

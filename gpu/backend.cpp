@@ -34,6 +34,11 @@ void log_from_plugin(int level, const char* message) {
     log::write(static_cast<log::Level>(level), "%s", message);
 }
 
+// The lasting status that made the device unusable (0 while it is usable), and its
+// description, taken when it happened (the plugin's text may not outlive the thread).
+std::atomic<int> lost_status{0};
+std::atomic<const std::string*> lost_description{nullptr};
+
 // The plugin being loaded or loaded: the one whose memory the services account for.
 std::atomic<const gpushim_device_plugin*> served_plugin{nullptr};
 
@@ -142,6 +147,7 @@ const gpushim_device_plugin* backend() {
         }
         return nullptr;
     }
+    if (lost_status.load(std::memory_order_relaxed) != 0) return nullptr;
     if (const LoadedBackend* done = loaded_backend.load(std::memory_order_acquire))
         return done->plugin;
     return load_once().plugin;
@@ -150,7 +156,29 @@ const gpushim_device_plugin* backend() {
 std::string backend_summary() {
     if (forked_after_use.load()) return "none (forked child)";
     const LoadedBackend* instance = loaded_backend.load();
-    return instance != nullptr ? instance->summary : "not loaded (no call was large enough)";
+    if (instance == nullptr) return "not loaded (no call was large enough)";
+    if (lost_status.load() == 0) return instance->summary;
+    const std::string* description = lost_description.load();
+    return instance->summary + ", lost" + (description != nullptr ? " (" + *description + ")" : "");
+}
+
+bool device_lost() {
+    return lost_status.load(std::memory_order_relaxed) != 0;
+}
+
+bool note_failure_status(const gpushim_device_plugin& plugin, int status) {
+    if (status == 0 || plugin.status_is_lasting == nullptr || plugin.status_is_lasting(status) == 0)
+        return lost_status.load() != 0;
+    int usable = 0;
+    if (lost_status.compare_exchange_strong(usable, status)) {
+        const auto* description = new std::string(plugin.describe_error(status));
+        lost_description.store(description);
+        log::write(log::Level::warn,
+                   "the GPU can no longer be used by this process (%s): every later call runs "
+                   "on the CPU; only a new process may use the GPU again",
+                   description->c_str());
+    }
+    return true;
 }
 
 }  // namespace gpushim::gpu

@@ -9,12 +9,21 @@
 namespace gpushim::gpu {
 
 // The initialised plugin, or nullptr when none is usable in this process (it failed to
-// load or found no device, or this is a child forked after the parent used the device).
+// load or found no device, the device was lost, or this is a child forked after the parent
+// used the device).
 // The first call loads it; the reason for a failure is logged once, as a warning.
 const gpushim_device_plugin* backend();
 
 // "<plugin name>: <device>" or why there is none; for the report.
 std::string backend_summary();
+
+// Takes note of a status a function of `plugin` failed with: one the plugin calls lasting
+// (the device can no longer be used by this process) makes backend() nullptr from then on,
+// said once as a warning. Returns whether the device is lost.
+bool note_failure_status(const gpushim_device_plugin& plugin, int status);
+
+// Whether a lasting status has made the device unusable for the rest of the process.
+bool device_lost();
 
 // The plugin file for a GPUSHIM_BACKEND value: a value containing '/' is a path, anything
 // else a name, libgpushim_<name>.so in the directory holding libgpushim.so.

@@ -262,7 +262,9 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
         return Outcome::completed;
     }
 
-    staging.synchronize_all();  // nothing may still write into buffers about to be reused
+    // Nothing may still write into buffers about to be reused; a failed wait may be the
+    // first sign of a lost device.
+    note_failure_status(*plugin, staging.synchronize_all());
     report_failure(*plugin, step, status);
     if (delivered == 0) return Outcome::failed;
     if (!cpu(rest_of_call(op, axis, width, delivered))) {
@@ -299,6 +301,7 @@ Outcome execute_blas3(const Blas3Op& op, CpuPart cpu, Transfers& transfers) {
                            static_cast<long long>(width), static_cast<long long>(configured_width));
             return *outcome;
         }
+        if (backend() == nullptr) return Outcome::unavailable;  // the device was lost meanwhile
         const int64_t narrower = width >= span ? (width + 3) / 4 : (width + 1) / 2;
         if (narrower < std::min(kNarrowestPanel, configured_width) || narrower == width) break;
         width = narrower;

@@ -1,7 +1,7 @@
 /* The device interface: what a backend plugin (libgpushim_<name>.so) provides.
  *
  * Plain C so that a plugin can be built by any compiler and loaded with dlopen.
- * A plugin exports one function, gpushim_device_plugin_v4(), returning a table of
+ * A plugin exports one function, gpushim_device_plugin_v5(), returning a table of
  * function pointers. Every function returns 0 on success and a non-zero plugin
  * status on failure; describe_error() turns a status into text. Pointers named
  * dev_* are device memory; host pointers are plain host memory. */
@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define GPUSHIM_DEVICE_INTERFACE_VERSION 4
+#define GPUSHIM_DEVICE_INTERFACE_VERSION 5
 
 typedef enum {
     GPUSHIM_PREC_S = 0, /* float */
@@ -290,10 +290,15 @@ typedef struct {
     int (*fft_plan_create)(const gpushim_fft_desc* desc, gpushim_fft_plan* plan);
     int (*fft_execute)(gpushim_fft_plan plan, void* dev_in, void* dev_out, gpushim_queue queue);
     int (*fft_plan_destroy)(gpushim_fft_plan plan);
+    /* 1 when a status a function returned means that the device can no longer be used by
+     * this process, whatever it is asked next (CUDA's sticky errors: the context is
+     * corrupted until the process ends); 0 for a failure of one call. The host then stops
+     * offloading for the rest of the process. */
+    int (*status_is_lasting)(int status);
 } gpushim_device_plugin;
 
 typedef const gpushim_device_plugin* (*gpushim_device_plugin_entry)(void);
-#define GPUSHIM_DEVICE_PLUGIN_ENTRY "gpushim_device_plugin_v4"
+#define GPUSHIM_DEVICE_PLUGIN_ENTRY "gpushim_device_plugin_v5"
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,8 @@
 #include <limits>
 #include <utility>
 
+#include "gpu/backend.h"
+
 namespace gpushim::gpu {
 namespace {
 constexpr std::size_t kSmallGranule = 64 * 1024;
@@ -31,7 +33,12 @@ DeviceBlock DeviceMemoryPool::allocate(std::size_t bytes) {
     }
     if (!try_hold(size) && !(make_room_locked(size) && try_hold(size))) return {};
     DeviceBlock block{nullptr, size};
-    if (plugin_.device_alloc(&block.data, size) == 0) return block;
+    const int status = plugin_.device_alloc(&block.data, size);
+    if (status == 0) return block;
+    if (note_failure_status(plugin_, status)) {  // no room to make on a lost device
+        give(size);
+        return {};
+    }
     trim_locked();
     if (plugin_.device_alloc(&block.data, size) == 0) return block;
     if (call_shortage_hooks_locked() && plugin_.device_alloc(&block.data, size) == 0) return block;
@@ -148,7 +155,10 @@ bool DeviceMemoryPool::call_shortage_hooks_locked(bool for_others) {
 
 void DeviceMemoryPool::leave_room_for_others() {
     std::size_t free_bytes = 0, total_bytes = 0;
-    if (plugin_.memory_info(&free_bytes, &total_bytes) != 0) return;
+    if (const int status = plugin_.memory_info(&free_bytes, &total_bytes); status != 0) {
+        note_failure_status(plugin_, status);
+        return;
+    }
     const std::size_t room = total_bytes / kShareLeftFree;
     if (free_bytes >= room) return;
     // The largest cached blocks first, until the room is free (each a cudaFree).

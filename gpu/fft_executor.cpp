@@ -126,13 +126,14 @@ gpushim_fft_plan device_plan(const gpushim_device_plugin& plugin, const gpushim_
     if (gpushim_fft_plan plan = retired.adopt(desc)) return plan;
     gpushim_fft_plan plan = nullptr;
     int status = plugin.fft_plan_create(&desc, &plan);
-    if (status != 0) {
+    if (status != 0 && !note_failure_status(plugin, status)) {
         // The plan's work area is the device library's own allocation: memory the pool holds
         // for later calls, retired plans or resident operands may be what it lacks.
         device_pool(plugin).release_held();
         status = plugin.fft_plan_create(&desc, &plan);
     }
     if (status != 0) {
+        note_failure_status(plugin, status);
         log::write(log::Level::info, "the device cannot plan this FFT (%s); FFTW computes it",
                    plugin.describe_error(status));
         return nullptr;
@@ -147,7 +148,7 @@ FftDeviceState::~FftDeviceState() {
     // loaded plugin.
     if (plan_ == nullptr && tail_plan_ == nullptr) return;
     const gpushim_device_plugin* plugin = backend();
-    if (plugin == nullptr) return;  // a forked child: the parent's device is not ours
+    if (plugin == nullptr) return;  // a forked child or a lost device: nothing to give back
     RetiredFftPlans& retired = retired_fft_plans(*plugin);
     if (plan_ != nullptr) retired.retire(desc_, plan_);
     if (tail_plan_ != nullptr) retired.retire(tail_desc_, tail_plan_);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "dispatch/log.h"
+#include "gpu/backend.h"
 #include "gpu/staging.h"
 
 namespace gpushim::gpu {
@@ -30,19 +31,24 @@ void destroy_partial(const gpushim_device_plugin& plugin, QueueContext* context)
 
 QueueContext* create_context(const gpushim_device_plugin& plugin) {
     auto* context = new QueueContext;
-    bool ok = plugin.event_create(&context->shared_ready) == 0;
+    bool lost = false;
+    const auto succeeded = [&plugin, &lost](int status) {
+        if (status != 0) lost = note_failure_status(plugin, status);
+        return status == 0;
+    };
+    bool ok = succeeded(plugin.event_create(&context->shared_ready));
     for (int q = 0; ok && q < QueueContext::kQueues; ++q) {
-        ok = plugin.queue_create(&context->queue[q]) == 0 &&
-             plugin.event_create(&context->panel_done[q]) == 0;
+        ok = succeeded(plugin.queue_create(&context->queue[q])) &&
+             succeeded(plugin.event_create(&context->panel_done[q]));
     }
     for (int i = 0; ok && i < 2; ++i) {
-        ok = plugin.event_create(&context->chunk_done[i]) == 0 &&
-             plugin.pinned_alloc(&context->chunk[i], QueueContext::kChunkBytes) == 0;
+        ok = succeeded(plugin.event_create(&context->chunk_done[i])) &&
+             succeeded(plugin.pinned_alloc(&context->chunk[i], QueueContext::kChunkBytes));
     }
     if (ok) return context;
     destroy_partial(plugin, context);  // nothing has been enqueued yet
     static std::atomic<bool> reported{false};
-    if (!reported.exchange(true)) {
+    if (!lost && !reported.exchange(true)) {  // a lost device has said so
         log::write(log::Level::warn,
                    "cannot create device queues or pinned buffers; computing on the CPU");
     }
@@ -82,7 +88,8 @@ bool QueueContext::reserve_result(const gpushim_device_plugin& plugin, int q, st
     std::size_t capacity = bytes + bytes / 2;
     if (plugin.pinned_alloc(&result[q], capacity) != 0) {
         capacity = bytes;
-        if (plugin.pinned_alloc(&result[q], capacity) != 0) {
+        if (const int status = plugin.pinned_alloc(&result[q], capacity); status != 0) {
+            note_failure_status(plugin, status);
             result[q] = nullptr;
             return false;
         }

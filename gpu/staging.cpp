@@ -189,6 +189,9 @@ int Staging::synchronize_all() {
 
 int Staging::finish(int status, const char*& step) {
     const int sync_status = synchronize_all();
+    // A device library's failure may be the first sign of a lost device, which the wait for
+    // its queue then reports.
+    if (sync_status != 0) note_failure_status(plugin_, sync_status);
     if (status == 0 && sync_status != 0) {
         step = "synchronisation";
         return sync_status;
@@ -286,6 +289,7 @@ void pack(const Matrix& m, std::byte* packed) {
 }
 
 void report_does_not_fit(const gpushim_device_plugin& plugin, const char* what, std::size_t bytes) {
+    if (backend() == nullptr) return;  // the device was lost: that was said
     const DeviceMemoryPool& pool = device_pool(plugin);
     if (pool.limit() == DeviceMemoryPool::kNoLimit) {
         log::write(log::Level::info,
@@ -303,7 +307,9 @@ void report_does_not_fit(const gpushim_device_plugin& plugin, const char* what, 
 
 void report_failure(const gpushim_device_plugin& plugin, const char* step, int status) {
     static std::atomic<bool> reported{false};
-    const auto level = reported.exchange(true) ? log::Level::debug : log::Level::warn;
+    // A lost device has said so, once, as a warning.
+    const bool lost = note_failure_status(plugin, status);
+    const auto level = lost || reported.exchange(true) ? log::Level::debug : log::Level::warn;
     log::write(level, "device %s failed (%s); computing on the CPU", step,
                plugin.describe_error(status));
 }

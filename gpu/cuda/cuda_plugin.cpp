@@ -468,6 +468,10 @@ int fft_plan_destroy(gpushim_fft_plan plan) {
     return on_plugin_device([&] { return destroy_fft_plan(plan); });
 }
 
+int lasting_status(int status) {
+    return status_is_lasting(status) ? 1 : 0;
+}
+
 constexpr gpushim_device_plugin kPlugin = {
     .interface_version = GPUSHIM_DEVICE_INTERFACE_VERSION,
     .name = "cuda",
@@ -494,12 +498,13 @@ constexpr gpushim_device_plugin kPlugin = {
     .fft_plan_create = fft_plan_create,
     .fft_execute = fft_execute,
     .fft_plan_destroy = fft_plan_destroy,
+    .status_is_lasting = lasting_status,
 };
 
 }  // namespace
 }  // namespace gpushim::cuda
 
 extern "C" __attribute__((visibility("default"))) const gpushim_device_plugin*
-gpushim_device_plugin_v4(void) {
+gpushim_device_plugin_v5(void) {
     return &gpushim::cuda::kPlugin;
 }

@@ -40,6 +40,33 @@ inline int runtime_status(cudaError_t error) {
     return kCudaStatusBase + static_cast<int>(error);
 }
 
+// Whether a plugin status is one of the runtime errors that CUDA documents as leaving the
+// process in an inconsistent state, every later call returning the same error until the
+// process is relaunched (a fault in a kernel, an assert, a lost MPS server, an error the
+// driver contained). cuBLAS, cuSOLVER and cuFFT statuses are never lasting: a corrupted
+// context shows up in the next runtime call the plugin makes.
+inline bool status_is_lasting(int status) {
+    if (status <= kCudaStatusBase || status >= kCublasStatusBase) return false;
+    switch (static_cast<cudaError_t>(status - kCudaStatusBase)) {
+        case cudaErrorContained:
+        case cudaErrorIllegalAddress:
+        case cudaErrorLaunchTimeout:
+        case cudaErrorAssert:
+        case cudaErrorHardwareStackError:
+        case cudaErrorIllegalInstruction:
+        case cudaErrorMisalignedAddress:
+        case cudaErrorInvalidAddressSpace:
+        case cudaErrorInvalidPc:
+        case cudaErrorLaunchFailure:
+        case cudaErrorTensorMemoryLeak:
+        case cudaErrorMpsClientTerminated:
+        case cudaErrorExternalDevice:
+            return true;
+        default:
+            return false;
+    }
+}
+
 // What the plugin reports for a workspace it cannot even size (a byte count beyond size_t):
 // the runtime's out-of-memory, without a runtime call (so nothing to clear).
 inline constexpr int kDeviceOutOfMemory =

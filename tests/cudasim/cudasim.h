@@ -83,8 +83,13 @@ inline size_t matrix_bytes(int64_t rows, int64_t cols, int64_t ld, size_t elemen
 // Whether this call fails by request: with CUDASIM_FAIL_EVERY=N, about one in N calls of the
 // entry points that ask (allocations, and every cuBLAS, cuSOLVER and cuFFT routine that
 // computes or plans) fails, before it enqueues anything, with the status a GPU gives for that
-// failure (out of memory, execution failed).
+// failure (out of memory, execution failed); every such call fails once CUDASIM_STICKY_FAULT_AT
+// has faulted the device.
 bool injected_fault();
+
+// Whether CUDASIM_STICKY_FAULT_AT has faulted the device: the runtime's calls then fail with
+// cudaErrorIllegalAddress, as after a kernel's illegal memory access.
+bool device_faulted();
 
 // Fills `bytes` at `address` with NaN bytes (0xFF): memory the emulated device hands out
 // unwritten.

@@ -10,6 +10,11 @@
 //   CUDASIM_UNTOUCHED_DEVICE=<d>  making device d's context stops the process: the process
 //                            under test must leave that device alone
 //   CUDASIM_FAIL_EVERY=<N>   about one in N of the calls that ask injected_fault() fails
+//   CUDASIM_STICKY_FAULT_AT=<N>  the N-th call that asks injected_fault() faults the device,
+//                            as a kernel's illegal address does: from then on every runtime
+//                            call that needs the context fails with cudaErrorIllegalAddress
+//                            (a sticky error) and does nothing, and every call that asks
+//                            injected_fault() fails; work not yet run never runs
 //   CUDASIM_DRIVER_VERSION=<v>  the driver's CUDA version, as cudaDriverGetVersion gives it
 //                            (default the runtime's, CUDART_VERSION); an older one than the
 //                            runtime's is minor version compatibility, where driver functions
@@ -119,6 +124,9 @@ struct Runtime {
     int driver_version =
         static_cast<int>(environment_number("CUDASIM_DRIVER_VERSION", CUDART_VERSION));
     std::atomic<uint64_t> fault_candidates{0};
+    uint64_t sticky_fault_at = environment_number("CUDASIM_STICKY_FAULT_AT", 0);
+    std::atomic<uint64_t> sticky_candidates{0};
+    std::atomic<bool> faulted{false};
     CUmemPoolHandle_st default_pools[kMaxDevices];
     std::unordered_map<std::string, void*> cpu_symbols;
 
@@ -404,6 +412,11 @@ void require_host(const char* api, const char* what, const void* address, size_t
 
 bool injected_fault() {
     Runtime& r = runtime();
+    if (r.faulted.load()) return true;
+    if (r.sticky_fault_at != 0 && r.sticky_candidates.fetch_add(1) + 1 == r.sticky_fault_at) {
+        r.faulted.store(true);  // the call itself was launched: its fault shows up later
+        return false;
+    }
     if (r.fail_every == 0) return false;
     // One call in N on average, picked by a fixed pseudo-random sequence (SplitMix64 of the
     // call's number) rather than every N-th: a workload that cycles through N kinds of call
@@ -412,6 +425,10 @@ bool injected_fault() {
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
     x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
     return (x ^ (x >> 31)) % r.fail_every == 0;
+}
+
+bool device_faulted() {
+    return runtime().faulted.load();
 }
 
 void poison(void* address, size_t bytes) {
@@ -462,6 +479,8 @@ const char* cudaGetErrorName(cudaError_t error) {
             return "cudaErrorNoDevice";
         case cudaErrorInvalidResourceHandle:
             return "cudaErrorInvalidResourceHandle";
+        case cudaErrorIllegalAddress:
+            return "cudaErrorIllegalAddress";
         default:
             return "unrecognized error code";
     }
@@ -483,6 +502,8 @@ const char* cudaGetErrorString(cudaError_t error) {
             return "no CUDA-capable device is detected";
         case cudaErrorInvalidResourceHandle:
             return "invalid resource handle";
+        case cudaErrorIllegalAddress:
+            return "an illegal memory access was encountered";
         default:
             return "unrecognized error code";
     }
@@ -557,12 +578,14 @@ cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device) {
 }
 
 cudaError_t cudaDeviceSynchronize(void) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     cudasim::context_device();
     cudasim::drain_device();
     return cudaSuccess;
 }
 
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     if (free_bytes == nullptr || total_bytes == nullptr) return fail(cudaErrorInvalidValue);
     const int device = cudasim::context_device();
     cudasim::Runtime& r = cudasim::runtime();
@@ -573,10 +596,12 @@ cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
 }
 
 cudaError_t cudaMalloc(void** address, size_t bytes) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     return cudasim::allocate(address, bytes, false, cudasim::context_device());
 }
 
 cudaError_t cudaFree(void* address) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     cudasim::context_device();
     if (address == nullptr) return cudaSuccess;
     // cudaFree synchronises implicitly: work that still uses the block finishes first.
@@ -589,6 +614,7 @@ cudaError_t cudaFree(void* address) {
 
 cudaError_t cudaMallocFromPoolAsync(void** address, size_t bytes, cudaMemPool_t pool,
                                     cudaStream_t stream) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     cudasim::context_device();
     if (!cudasim::default_pool(pool) || !cudasim::known_stream(stream)) {
         return fail(cudaErrorInvalidValue);
@@ -599,12 +625,14 @@ cudaError_t cudaMallocFromPoolAsync(void** address, size_t bytes, cudaMemPool_t 
 // The emulated pool keeps no memory of its own: a block freed in stream order goes back to
 // the device when its stream reaches the free, so there is nothing to trim.
 cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     cudasim::context_device();
     if (!cudasim::default_pool(pool)) return fail(cudaErrorInvalidValue);
     return cudaSuccess;
 }
 
 cudaError_t cudaFreeAsync(void* address, cudaStream_t stream) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     if (address == nullptr) return cudaSuccess;
     if (!cudasim::known_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
     // Out of the live set at once: work enqueued after this, on any stream, may not use it.
@@ -615,6 +643,7 @@ cudaError_t cudaFreeAsync(void* address, cudaStream_t stream) {
 }
 
 cudaError_t cudaHostAlloc(void** address, size_t bytes, unsigned int flags) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     constexpr unsigned kKnownFlags =
         cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
     if ((flags & ~kKnownFlags) != 0) return fail(cudaErrorInvalidValue);
@@ -623,6 +652,7 @@ cudaError_t cudaHostAlloc(void** address, size_t bytes, unsigned int flags) {
 }
 
 cudaError_t cudaFreeHost(void* address) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     cudasim::context_device();
     if (address == nullptr) return cudaSuccess;
     cudasim::drain_device();
@@ -633,6 +663,7 @@ cudaError_t cudaFreeHost(void* address) {
 }
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     if (stream == nullptr || (flags != cudaStreamDefault && flags != cudaStreamNonBlocking)) {
         return fail(cudaErrorInvalidValue);
     }
@@ -646,6 +677,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) 
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     cudasim::context_device();
     cudasim::Runtime& r = cudasim::runtime();
     if (stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread ||
@@ -662,6 +694,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     cudasim::context_device();
     if (!cudasim::known_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
     cudasim::drain(cudasim::resolve(stream));
@@ -669,6 +702,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
 }
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     constexpr unsigned kKnownFlags =
         cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
     if (event == nullptr || (flags & ~kKnownFlags) != 0) return fail(cudaErrorInvalidValue);
@@ -678,6 +712,7 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     cudasim::context_device();
     if (event == nullptr) return fail(cudaErrorInvalidResourceHandle);
     delete event;
@@ -685,6 +720,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     if (event == nullptr || !cudasim::known_stream(stream)) {
         return fail(cudaErrorInvalidResourceHandle);
     }
@@ -701,6 +737,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     cudasim::context_device();
     if (event == nullptr) return fail(cudaErrorInvalidResourceHandle);
     cudaStream_t stream = nullptr;
@@ -715,6 +752,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     if (event == nullptr || !cudasim::known_stream(stream)) {
         return fail(cudaErrorInvalidResourceHandle);
     }
@@ -736,6 +774,7 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
 }
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t function, void* data) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     if (function == nullptr) return fail(cudaErrorInvalidValue);
     if (!cudasim::known_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
     cudasim::enqueue(stream, [function, data] { function(data); });
@@ -744,6 +783,7 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t function, void*
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                             cudaStream_t stream) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     if (!cudasim::known_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
     if (count == 0) return cudaSuccess;
     cudasim::check_copy("cudaMemcpyAsync", dst, count, src, count, kind);
@@ -754,6 +794,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
 cudaError_t cudaMemcpy2DAsync(void* dst, size_t dst_pitch, const void* src, size_t src_pitch,
                               size_t width, size_t height, cudaMemcpyKind kind,
                               cudaStream_t stream) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     if (!cudasim::known_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
     if (width > dst_pitch || width > src_pitch || dst_pitch > cudasim::kMaxPitch ||
         src_pitch > cudasim::kMaxPitch) {
@@ -772,6 +813,7 @@ cudaError_t cudaMemcpy2DAsync(void* dst, size_t dst_pitch, const void* src, size
 }
 
 cudaError_t cudaMemsetAsync(void* address, int value, size_t count, cudaStream_t stream) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     if (!cudasim::known_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
     cudasim::require_device("cudaMemsetAsync", "devPtr", address, count);
     cudasim::enqueue(stream, [=] { std::memset(address, value, count); });
@@ -780,6 +822,7 @@ cudaError_t cudaMemsetAsync(void* address, int value, size_t count, cudaStream_t
 
 cudaError_t cudaMemset2DAsync(void* address, size_t pitch, int value, size_t width, size_t height,
                               cudaStream_t stream) {
+    if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     if (!cudasim::known_stream(stream)) return fail(cudaErrorInvalidResourceHandle);
     if (width > pitch) return fail(cudaErrorInvalidPitchValue);
     cudasim::require_device("cudaMemset2DAsync", "devPtr", address,

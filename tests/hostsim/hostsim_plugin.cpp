@@ -14,7 +14,10 @@
 // LAPACK operation of the kinds GPUSHIM_VERIFY checks, change the first element of its result,
 // every other time to a NaN (a test of GPUSHIM_VERIFY); GPUSHIM_HOSTSIM_UNWRITTEN_INFO=1 makes
 // LAPACK operations that fail (LAPACK's INFO > 0) leave the device's INFO as it was, as
-// CUDA 12.0's cuSOLVER potrf did (a test that the host never reads a stale INFO as success).
+// CUDA 12.0's cuSOLVER potrf did (a test that the host never reads a stale INFO as success);
+// GPUSHIM_HOSTSIM_LOSE_DEVICE_AT=N makes the N-th device operation and everything after it
+// (operations, queues, events, pinned memory, FFT plans) fail with a lasting status, as a CUDA
+// context does after a sticky error (a test that the host then stops offloading).
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -47,6 +50,7 @@ enum Status : int {
     kUnsupported = 3,
     kUnknownPointer = 4,
     kNotHermitian = 5,
+    kDeviceLost = 6,
 };
 
 struct Queue {};
@@ -67,6 +71,8 @@ struct Device {
     bool nan_pivot = false;
     bool unwritten_info = false;
     uint64_t wrong_every = 0;
+    uint64_t lose_device_at = 0;
+    std::atomic<bool> lost{false};
     std::atomic<uint64_t> results{0};  // BLAS and LAPACK results, for wrong_every
 };
 
@@ -90,10 +96,17 @@ uint64_t parse_unsigned(const char* variable, uint64_t fallback) {
     return value;
 }
 
+// kDeviceLost once GPUSHIM_HOSTSIM_LOSE_DEVICE_AT has taken effect, else kOk.
+int lasting_failure() {
+    return device().lost.load() ? kDeviceLost : kOk;
+}
+
 // Counts a device operation and fails it when fault injection asks for it.
 int operation() {
     Device& d = device();
     const uint64_t count = d.operations.fetch_add(1) + 1;
+    if (d.lose_device_at != 0 && count >= d.lose_device_at) d.lost.store(true);
+    if (int status = lasting_failure(); status != kOk) return status;
     return (d.fail_every != 0 && count % d.fail_every == 0) ? kInjectedFault : kOk;
 }
 
@@ -106,6 +119,7 @@ int init(const gpushim_host_services* services) {
     d.nan_pivot = parse_unsigned("GPUSHIM_HOSTSIM_NAN_PIVOT", 0) != 0;
     d.unwritten_info = parse_unsigned("GPUSHIM_HOSTSIM_UNWRITTEN_INFO", 0) != 0;
     d.wrong_every = parse_unsigned("GPUSHIM_HOSTSIM_WRONG_EVERY", 0);
+    d.lose_device_at = parse_unsigned("GPUSHIM_HOSTSIM_LOSE_DEVICE_AT", 0);
     d.pinned_capacity =
         parse_unsigned("GPUSHIM_HOSTSIM_PINNED_MEMORY", std::numeric_limits<std::size_t>::max());
     // Its one device is the one any choice comes to; asked, as a plugin does, so that the
@@ -133,6 +147,8 @@ const char* describe_error(int status) {
             return "hostsim: pointer is not device memory";
         case kNotHermitian:
             return "hostsim: C2R input with an imaginary DC or Nyquist term (not Hermitian)";
+        case kDeviceLost:
+            return "hostsim: device lost (GPUSHIM_HOSTSIM_LOSE_DEVICE_AT)";
         default:
             return "hostsim: unknown status";
     }
@@ -180,6 +196,7 @@ int device_free(void* pointer) {
 }
 
 int pinned_alloc(void** pointer, std::size_t bytes) {
+    if (int status = lasting_failure(); status != kOk) return status;
     Device& d = device();
     std::lock_guard lock(d.mutex);
     if (bytes > d.pinned_capacity - d.pinned_used) return kOutOfMemory;
@@ -202,6 +219,7 @@ int pinned_free(void* pointer) {
 }
 
 int queue_create(gpushim_queue* queue) {
+    if (int status = lasting_failure(); status != kOk) return status;
     *queue = reinterpret_cast<gpushim_queue>(new Queue);
     return kOk;
 }
@@ -210,7 +228,7 @@ int queue_destroy(gpushim_queue queue) {
     return kOk;
 }
 int queue_synchronize(gpushim_queue) {
-    return kOk;
+    return lasting_failure();
 }
 
 // The host-simulated LAPACK operations keep no workspace between calls.
@@ -218,6 +236,7 @@ int queue_release_workspaces(gpushim_queue) {
     return kOk;
 }
 int event_create(gpushim_event* event) {
+    if (int status = lasting_failure(); status != kOk) return status;
     *event = reinterpret_cast<gpushim_event>(new Event);
     return kOk;
 }
@@ -226,10 +245,10 @@ int event_destroy(gpushim_event event) {
     return kOk;
 }
 int event_record(gpushim_event, gpushim_queue) {
-    return kOk;
+    return lasting_failure();
 }
 int event_synchronize(gpushim_event) {
-    return kOk;
+    return lasting_failure();
 }
 
 void copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
@@ -1027,6 +1046,7 @@ int plan_fft(const gpushim_fft_desc& desc, gpushim_fft_plan* plan) {
 }
 
 int fft_plan_create(const gpushim_fft_desc* desc, gpushim_fft_plan* plan) {
+    if (int status = lasting_failure(); status != kOk) return status;
     switch (desc->precision) {
         case GPUSHIM_PREC_D:
             return plan_fft<double>(*desc, plan);
@@ -1073,11 +1093,12 @@ const gpushim_device_plugin kPlugin{
     .fft_plan_create = fft_plan_create,
     .fft_execute = fft_execute,
     .fft_plan_destroy = fft_plan_destroy,
+    .status_is_lasting = [](int status) { return status == kDeviceLost ? 1 : 0; },
 };
 
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const gpushim_device_plugin*
-gpushim_device_plugin_v4() {
+gpushim_device_plugin_v5() {
     return &kPlugin;
 }

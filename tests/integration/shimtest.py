@@ -209,6 +209,12 @@ def load_report_file(path: str) -> dict:
     return data["routines"]
 
 
+def load_report_backend(path: str) -> str:
+    """The backend line of a JSON report ("" where it has none)."""
+    with open(path) as f:
+        return json.load(f).get("backend") or ""
+
+
 def load_reports(report_dir: str, files: list[str] | None = None) -> dict:
     """Sum the per-routine counters of every report in report_dir (one file per pid)."""
     total: dict[str, dict[str, float]] = {}
@@ -309,8 +315,7 @@ def check_cudasim_backend(report_dir: str) -> list[str]:
         return []
     problems = []
     for path in report_files(report_dir):
-        with open(path) as f:
-            backend = json.load(f).get("backend") or ""
+        backend = load_report_backend(path)
         if backend.startswith("cuda:") and "cudasim" not in backend:
             problems.append(f"{path}: the CUDA plugin ran on {backend!r}, not on the emulated "
                             f"CUDA libraries")

@@ -43,6 +43,13 @@ GPUSHIM_VERIFY=1 (each product the device computed, checked on the CPU):
     result wrong (hostsim): results correct, a warning and a trace line for each difference,
     the report's differed counts; with GPUSHIM_REPORT=1 the table's verified and differed
     columns; GPUSHIM_VERIFY=maybe: a warning naming it
+A device lost for good (hostsim's GPUSHIM_HOSTSIM_LOSE_DEVICE_AT; on the emulated CUDA
+libraries CUDASIM_STICKY_FAULT_AT, a kernel's illegal address, CUDA's sticky error):
+  - a solve, then products, the device lost in the first calls: results correct, one
+    warning, that the GPU can no longer be used, the report's backend says it was lost, and
+    one call tried the device and failed (on CUDA the solve, whose GETRS fails first and the
+    wait for its queue then says the device is lost): every later one ran on the CPU, traced
+    as "the GPU was lost earlier in this process"
 GPUSHIM_DEVICE (the emulated CUDA libraries with two devices; hostsim has one):
   - local-rank with OMPI_COMM_WORLD_LOCAL_RANK=3, products and a solve: offloaded to
     device 3 mod the count (the info log says which, and the CUDA plugin's description),
@@ -67,6 +74,15 @@ r = np.random.default_rng(n)
 def mv(a, x):          # a @ x without BLAS
     return np.add.reduce(a * x[None, :], axis=1)
 bad = 0
+if "solve" in sys.argv[2:]:  # a solve first: backward error |A y - b| <= c n eps |A| |y|
+    a = r.standard_normal((n, n))
+    b = r.standard_normal(n)
+    y = np.linalg.solve(a, b)
+    err = np.abs(mv(a, y) - b).max()
+    bound = 16 * n * np.finfo(np.float64).eps * np.abs(a).sum(axis=1).max() * np.abs(y).max()
+    if not err <= bound:
+        bad += 1
+        print(f"WRONG solve n={n}: |A y - b| {err:.3g} > {bound:.3g}")
 for dt in (np.float64, np.complex128, np.float32):
     a = r.standard_normal((n, n)).astype(dt)
     b = r.standard_normal((n, n)).astype(dt)
@@ -80,15 +96,6 @@ for dt in (np.float64, np.complex128, np.float32):
         if not np.all(err <= bound):
             bad += 1
             print(f"WRONG {dt.__name__} n={n} max err {err.max():.3g}")
-if "solve" in sys.argv[2:]:  # and a solve: backward error |A y - b| <= c n eps |A| |y|
-    a = r.standard_normal((n, n))
-    b = r.standard_normal(n)
-    y = np.linalg.solve(a, b)
-    err = np.abs(mv(a, y) - b).max()
-    bound = 16 * n * np.finfo(np.float64).eps * np.abs(a).sum(axis=1).max() * np.abs(y).max()
-    if not err <= bound:
-        bad += 1
-        print(f"WRONG solve n={n}: |A y - b| {err:.3g} > {bound:.3g}")
 if "eigh" in sys.argv[2:]:  # and eigh: |S v - w v| <= c n eps |S| for each pair
     s = r.standard_normal((n, n))
     s = s + s.T
@@ -207,6 +214,22 @@ def main() -> int:
          {"gpu": "dgemm", "stderr_has": "GPUSHIM_VERIFY=maybe is not valid"}),
     ]
 
+    # A device lost for good, after the first calls: "lost" is the most calls that may have
+    # failed on it.
+    lost_warning = "the GPU can no longer be used by this process"
+    lost_trace = "trace: zgemm m=120 n=120 k=120: CPU, "
+    if os.environ.get(st.CUDASIM_VARIABLE) == "1":
+        # The 7th allocation or library call is the solve's GETRF: its GETRS, a library call,
+        # fails first, and the wait for its stream says the device is lost.
+        cases.append(("device lost (sticky error)", 120, {},
+                      {"@solve": True, "CUDASIM_STICKY_FAULT_AT": "7", "GPUSHIM_LOG": "trace"},
+                      {"lost": 1, "stderr_has": lost_warning, "stderr_has_too": lost_trace,
+                       "stderr_has_also": "the GPU was lost earlier in this process"}))
+    cases.append(("device lost", 120, {},
+                  {"@solve": True, "GPUSHIM_HOSTSIM_LOSE_DEVICE_AT": "12", "GPUSHIM_LOG": "trace"},
+                  {"lost": 1, "stderr_has": lost_warning, "stderr_has_too": lost_trace,
+                   "stderr_has_also": "the GPU was lost earlier in this process"}))
+
     # GPUSHIM_DEVICE: the emulated CUDA libraries have two devices here, hostsim has one.
     # The launcher's variables other than the one a case sets are taken out of its
     # environment (a test run inside a Slurm job has SLURM_LOCALID).
@@ -284,6 +307,10 @@ def main() -> int:
             if expect.get("stderr_has") and res.stderr.count(expect["stderr_has"]) > 3:
                 mine.append(f"warned {res.stderr.count(expect['stderr_has'])} times "
                             f"(want once)")
+            lost = expect.get("lost")
+            if lost and res.stderr.count("warning:") != 1:
+                mine.append(f"{res.stderr.count('warning:')} warnings (want one, that the GPU "
+                            f"was lost)")
             gpu = expect.get("gpu")
             if gpu and not expect.get("report_stderr"):
                 files = st.report_files(rdir)
@@ -302,6 +329,17 @@ def main() -> int:
                     else:
                         mine += st.check_report(rep, gpu=gpu.split(","),
                                                 differences=expect.get("differences", False))
+            if lost:
+                files = st.report_files(rdir)
+                rep = st.load_reports(rdir, files)
+                st.log(st.format_report(rep))
+                failed = sum(r["fallbacks"] for r in rep.values())
+                if not 1 <= failed <= lost:
+                    mine.append(f"{failed} calls failed on the lost device (want 1 to {lost}: "
+                                f"the later ones on the CPU at once)")
+                backends = [st.load_report_backend(f) for f in files]
+                if not backends or not all(", lost (" in b for b in backends):
+                    mine.append(f"the reports' backends do not say it was lost: {backends}")
             if res.stderr.strip():
                 st.log("  stderr: " + st.tail(res.stderr, 8).replace("\n", "\n  stderr: "))
             st.log(f"[{'ok' if not mine else 'FAILED'}] {name}")

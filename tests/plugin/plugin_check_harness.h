@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -49,6 +50,12 @@ inline std::string format(const char* fmt, ...) {
     std::vsnprintf(buffer, sizeof buffer, fmt, args);
     va_end(args);
     return buffer;
+}
+
+// A failure of one call: a status, and not one the plugin calls lasting (the host would stop
+// offloading for the rest of the process).
+inline bool failed_for_this_call(int status) {
+    return status != 0 && plugin->status_is_lasting(status) == 0;
 }
 
 struct DeviceBlock {
@@ -189,6 +196,21 @@ inline bool create_queue(gpushim_queue* created) {
 inline void destroy_queue(gpushim_queue destroyed) {
     const int s = plugin->queue_destroy(destroyed);
     report(s == 0, format("queue_destroy -> %d", s));
+}
+
+// An allocation beyond the device's memory fails for that call alone: the device still
+// allocates afterwards.
+inline void allocation_beyond_the_device() {
+    size_t free_bytes = 0, total_bytes = 0;
+    plugin->memory_info(&free_bytes, &total_bytes);
+    const size_t beyond = total_bytes > SIZE_MAX / 4 ? SIZE_MAX / 2 : total_bytes * 4;
+    DeviceBlock too_large, small;
+    const int status = plugin->device_alloc(&too_large.pointer, beyond);
+    report(failed_for_this_call(status),
+           format("device_alloc of %zu bytes (the device has %zu) fails, not lastingly: %d (%s)",
+                  beyond, total_bytes, status, plugin->describe_error(status)));
+    const int after = plugin->device_alloc(&small.pointer, 4096);
+    report(after == 0, format("device_alloc of 4096 bytes after it: %d", after));
 }
 
 inline int finish() {

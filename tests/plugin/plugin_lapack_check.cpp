@@ -2425,7 +2425,7 @@ void refuse(const char* what, const Call& call, std::initializer_list<Slot> give
     for (const Slot slot : given) set_slot(op, slot, fake, 0);
     op.info = static_cast<int*>(fake);
     const int status = plugin->lapack(&op, queue);
-    report(status != 0 && (expected == 0 || status == expected),
+    report(failed_for_this_call(status) && (expected == 0 || status == expected),
            format("%s refused: %d (%s)", what, status,
                   status != 0 ? plugin->describe_error(status) : "accepted"));
 }
@@ -2463,7 +2463,7 @@ void workspace_refused(bool cuda) {
         account.refusing = false;
         const bool asked = account.refused > refused_before;
         // The CUDA plugin asks for every operation's first workspace (its scratch INFO).
-        report(asked ? refused_status != 0 : !cuda,
+        report(asked ? failed_for_this_call(refused_status) : !cuda,
                format("dpotrf on a new queue, its workspace refused by the host: %s -> %d",
                       asked ? "asked for" : "took nothing", refused_status));
         const int status = potrf();
@@ -2602,6 +2602,7 @@ int main(int argc, char** argv) {
     size_t free_at_start = 0, total = 0;
     plugin->memory_info(&free_at_start, &total);
 
+    allocation_beyond_the_device();
     small_cases<float>();
     small_cases<double>();
     small_cases<std::complex<float>>();

@@ -65,7 +65,7 @@ TEST(CallTrace, EveryReasonIsSaid) {
     for (CpuReason reason :
          {CpuReason::disabled, CpuReason::nothing_to_offload, CpuReason::below_threshold,
           CpuReason::inside_device_operation, CpuReason::small_workspace, CpuReason::not_for_device,
-          CpuReason::device_unavailable, CpuReason::device_failed}) {
+          CpuReason::device_unavailable, CpuReason::device_lost, CpuReason::device_failed}) {
         EXPECT_STRNE(describe(reason), "") << static_cast<int>(reason);
     }
     EXPECT_STREQ(describe(CpuReason::none), "");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpu/backend.h"
+#include "gpu/staging.h"
 #include "tests/unit/gpushim_environment.h"
 
 namespace gpushim::gpu {
@@ -88,6 +89,47 @@ TEST(PluginLoaderDeathTest, ForkDuringLoadLeavesTheChildOnTheCpu) {
             std::exit(child_ok && backend() != nullptr ? 0 : 1);
         },
         testing::ExitedWithCode(0), "");
+}
+
+// A status the plugin calls lasting (hostsim: GPUSHIM_HOSTSIM_LOSE_DEVICE_AT, as a CUDA
+// sticky error) ends offloading for the process, said once; one that is not (an injected
+// fault) leaves the device in use.
+TEST(PluginLoaderDeathTest, ALastingFailureEndsOffloadingForTheProcess) {
+    EXPECT_EXIT(testing_support::on_host_simulated_device(
+                    std::size_t{1} << 20,
+                    [] {
+                        const gpushim_device_plugin* plugin = backend();
+                        ASSERT_NE(plugin, nullptr);
+                        EXPECT_EQ(device_pool(*plugin).allocate(4096).data, nullptr);
+                        EXPECT_EQ(backend(), nullptr);
+                        EXPECT_TRUE(device_lost());
+                        EXPECT_NE(
+                            backend_summary().find(
+                                ", lost (hostsim: device lost (GPUSHIM_HOSTSIM_LOSE_DEVICE_AT))"),
+                            std::string::npos)
+                            << backend_summary();
+                        EXPECT_TRUE(note_failure_status(*plugin, 0));
+                    },
+                    {{"GPUSHIM_HOSTSIM_LOSE_DEVICE_AT", "1"}, {"GPUSHIM_LOG", "warn"}}),
+                testing::ExitedWithCode(0),
+                "^gpushim: warning: the GPU can no longer be used by this process \\(hostsim: "
+                "device lost \\(GPUSHIM_HOSTSIM_LOSE_DEVICE_AT\\)\\): every later call runs on "
+                "the CPU; only a new process may use the GPU again\n$");
+}
+
+TEST(PluginLoaderDeathTest, AFailureThatDoesNotLastLeavesTheDeviceInUse) {
+    EXPECT_EXIT(testing_support::on_host_simulated_device(
+                    std::size_t{1} << 20,
+                    [] {
+                        const gpushim_device_plugin* plugin = backend();
+                        ASSERT_NE(plugin, nullptr);
+                        EXPECT_EQ(device_pool(*plugin).allocate(4096).data, nullptr);
+                        EXPECT_EQ(backend(), plugin);
+                        EXPECT_FALSE(device_lost());
+                        EXPECT_EQ(backend_summary().find("lost"), std::string::npos);
+                    },
+                    {{"GPUSHIM_HOSTSIM_FAIL_EVERY", "1"}}),
+                testing::ExitedWithCode(0), "");
 }
 
 }  // namespace
