@@ -94,8 +94,8 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
     QueueContext* context = thread_queue_context(*plugin);
     if (context == nullptr) return Outcome::unavailable;
     for (int q = 0; q < queues; ++q) {
-        if (!context->reserve_result(*plugin, q, output_bytes)) {
-            report_failure(*plugin, "pinned allocation", -1);
+        if (const int status = context->reserve_result(*plugin, q, output_bytes); status != 0) {
+            report_failure(*plugin, "pinned allocation", status);
             return Outcome::failed;
         }
     }

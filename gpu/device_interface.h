@@ -2,7 +2,7 @@
  *
  * Plain C so that a plugin can be built by any compiler and loaded with dlopen.
  * A plugin exports one function, gpushim_device_plugin_v5(), returning a table of
- * function pointers. Every function returns 0 on success and a non-zero plugin
+ * function pointers. Every function returns 0 on success and a positive plugin
  * status on failure; describe_error() turns a status into text. Pointers named
  * dev_* are device memory; host pointers are plain host memory. */
 #ifndef GPUSHIM_GPU_DEVICE_INTERFACE_H

@@ -260,7 +260,8 @@ Outcome execute_fft(const FftOp& op, FftDeviceState& state, Transfers& transfers
     if (split) {
         slot_buffers = true;
         for (int slot = 0; slot < slots; ++slot)
-            slot_buffers = slot_buffers && context->reserve_result(*plugin, slot, batch_output);
+            slot_buffers =
+                slot_buffers && context->reserve_result(*plugin, slot, batch_output) == 0;
     }
     // Writes the packed output bytes [offset, offset + bytes), received in `packed`.
     const auto scatter = [&](const std::byte* packed, std::size_t offset, std::size_t bytes) {

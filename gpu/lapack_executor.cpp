@@ -164,8 +164,8 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     result_bytes += aligned(sizes[kFoundPart]);
     result_offsets[kInfoPart] = result_bytes;
     result_bytes += sizeof(int);
-    if (!context->reserve_result(*plugin, 0, result_bytes)) {
-        report_failure(*plugin, "pinned allocation", -1);
+    if (const int status = context->reserve_result(*plugin, 0, result_bytes); status != 0) {
+        report_failure(*plugin, "pinned allocation", status);
         return Outcome::failed;
     }
 
@@ -264,7 +264,7 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     if (operands.counts_found) {
         std::memcpy(&found, result + result_offsets[kFoundPart], sizeof found);
         if (!count_plausible(op, found)) {
-            report_failure(*plugin, "count of eigenvalues", -1);
+            report_failure(*plugin, "count of eigenvalues", kRejectedByHost);
             return Outcome::failed;
         }
     }
@@ -272,7 +272,7 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
                                                     : 0);
     if (!pivots.empty()) std::memcpy(pivots.data(), result, pivots.size() * sizeof(int64_t));
     if (operands.pivots_out && !pivots_plausible(op, pivots.data(), operands.pivot_count)) {
-        report_failure(*plugin, "pivot check", -1);
+        report_failure(*plugin, "pivot check", kRejectedByHost);
         return Outcome::failed;
     }
 

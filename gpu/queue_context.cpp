@@ -76,8 +76,8 @@ thread_local QueueContext* enqueuing_lapack = nullptr;
 
 }  // namespace
 
-bool QueueContext::reserve_result(const gpushim_device_plugin& plugin, int q, std::size_t bytes) {
-    if (bytes <= result_capacity[q]) return true;
+int QueueContext::reserve_result(const gpushim_device_plugin& plugin, int q, std::size_t bytes) {
+    if (bytes <= result_capacity[q]) return 0;
     if (result[q] != nullptr) {
         plugin.pinned_free(result[q]);
         result[q] = nullptr;
@@ -91,11 +91,11 @@ bool QueueContext::reserve_result(const gpushim_device_plugin& plugin, int q, st
         if (const int status = plugin.pinned_alloc(&result[q], capacity); status != 0) {
             note_failure_status(plugin, status);
             result[q] = nullptr;
-            return false;
+            return status;
         }
     }
     result_capacity[q] = capacity;
-    return true;
+    return 0;
 }
 
 QueueContext* thread_queue_context(const gpushim_device_plugin& plugin) {

@@ -30,8 +30,9 @@ struct QueueContext {
     // the device keeps for them may be released by any thread but then.
     std::mutex lapack_in_use;
 
-    // Makes result[q] hold at least `bytes`; false when pinned memory is not available.
-    bool reserve_result(const gpushim_device_plugin& plugin, int q, std::size_t bytes);
+    // Makes result[q] hold at least `bytes`: 0, or the plugin's status when pinned memory is
+    // not available.
+    int reserve_result(const gpushim_device_plugin& plugin, int q, std::size_t bytes);
 };
 
 // This thread's context, created on first use; nullptr when the device cannot create one

@@ -310,6 +310,10 @@ void report_failure(const gpushim_device_plugin& plugin, const char* step, int s
     // A lost device has said so, once, as a warning.
     const bool lost = note_failure_status(plugin, status);
     const auto level = lost || reported.exchange(true) ? log::Level::debug : log::Level::warn;
+    if (status == kRejectedByHost) {
+        log::write(level, "device %s failed; computing on the CPU", step);
+        return;
+    }
     log::write(level, "device %s failed (%s); computing on the CPU", step,
                plugin.describe_error(status));
 }

@@ -129,6 +129,10 @@ void pack(const Matrix& m, std::byte* packed);
 // what GPUSHIM_GPU_MEMORY lets the library hold; `what` names the call ("an FFT of ").
 void report_does_not_fit(const gpushim_device_plugin& plugin, const char* what, std::size_t bytes);
 
+// The status of a device result the host's own checks reject (a pivot out of range), for
+// report_failure: no plugin status is negative.
+inline constexpr int kRejectedByHost = -1;
+
 // Logs a device failure: the first as a warning, later ones at debug level.
 void report_failure(const gpushim_device_plugin& plugin, const char* step, int status);
 

@@ -173,18 +173,18 @@ TEST(QueueContext, AResultThatFitsIsReservedWhenItsGrowthDoesNot) {
     QueueContext context;
     const std::size_t bytes = std::size_t{80} << 30;
     ASSERT_GT(bytes + bytes / 2, kPinnable);
-    EXPECT_TRUE(context.reserve_result(plugin, 0, bytes));
+    EXPECT_EQ(context.reserve_result(plugin, 0, bytes), 0);
     EXPECT_NE(context.result[0], nullptr);
     EXPECT_GE(context.result_capacity[0], bytes);
     EXPECT_LE(context.result_capacity[0], kPinnable);
     // More than can be pinned is refused.
     QueueContext other;
-    EXPECT_FALSE(other.reserve_result(plugin, 0, kPinnable + 1));
+    EXPECT_NE(other.reserve_result(plugin, 0, kPinnable + 1), 0);
     EXPECT_EQ(other.result[0], nullptr);
     EXPECT_EQ(other.result_capacity[0], 0u);
     // A small result still gets room to grow.
     QueueContext small;
-    EXPECT_TRUE(small.reserve_result(plugin, 0, 1000));
+    EXPECT_EQ(small.reserve_result(plugin, 0, 1000), 0);
     EXPECT_EQ(small.result_capacity[0], 1500u);
 }
 
