@@ -1034,6 +1034,55 @@ std::optional<Finding> check_singular_values(const LapackOp& op, CpuPart blas, c
                             2.0 * static_cast<double>(std::max(op.m, op.n)));
 }
 
+// GELSD's singular values and effective rank, and a bound on its solution's length, beside
+// the residual's orthogonality (check_least_squares):
+//   - S as GESVD's without vectors (order, power sums);
+//   - RANK, the number of S(i) above xLALSD's threshold rcond S(1) (eps for an rcond <= 0 or
+//     >= 1), where no S(i) lies within rounding (kRatioLimit max(m, n) eps S(1)) of it;
+//   - each column of X no longer than a minimum-norm solution of that rank can be:
+//     X = V_r S_r^-1 U_r^H B gives ||X(:, j)|| <= ||B(:, j)|| / S(RANK), and a solution that
+//     kept a singular value it should have dropped is longer by about 1 / S(i); the excess
+//     over the bound is measured in max(m, n) eps S(1) / S(RANK), the relative rounding of
+//     S(RANK) and of the solution.
+template <class T>
+std::optional<Finding> check_rank_and_length(const LapackOp& op, CpuPart blas, const Dense<T>& a,
+                                             const Dense<T>& b) {
+    std::optional<Finding> found = check_singular_values(op, blas, a);
+    if (!found || !(found->ratio <= LapackCheck::kRatioLimit)) return found;
+    const int64_t m = op.m, n = op.n, rank = *op.found;
+    const std::vector<std::complex<double>> values = real_values<T>(op.w, n);
+    const double largest = n > 0 ? values[0].real() : 0;
+    const double eps = std::numeric_limits<Real<T>>::epsilon();
+    const double relative = op.rcond <= 0 || op.rcond >= 1 ? eps / 2 : op.rcond;
+    const double threshold = relative * largest;
+    const double slack =
+        LapackCheck::kRatioLimit * static_cast<double>(std::max(m, n)) * eps * largest;
+    int64_t surely_above = 0, perhaps_above = 0;
+    for (const std::complex<double>& value : values) {
+        surely_above += value.real() > threshold + slack ? 1 : 0;
+        perhaps_above += value.real() > threshold - slack ? 1 : 0;
+    }
+    if (rank < surely_above || rank > perhaps_above) {
+        found->take(std::numeric_limits<double>::infinity(),
+                    "RANK, the number of S(i) above rcond S(1)");
+        return found;
+    }
+    if (rank == 0) return found;
+    const double smallest_kept = values[static_cast<std::size_t>(rank - 1)].real();
+    const double rounding = static_cast<double>(std::max(m, n)) * eps * largest / smallest_kept;
+    const Dense<T> stored = load<T>(op.b, op.ldb, m, op.nrhs);
+    for (int64_t j = 0; j < op.nrhs; ++j) {
+        double x_squares = 0, b_squares = 0;
+        for (int64_t i = 0; i < n; ++i) x_squares += std::norm(stored(i, j));
+        for (int64_t i = 0; i < m; ++i) b_squares += std::norm(b(i, j));
+        const double excess = std::sqrt(x_squares) * smallest_kept - std::sqrt(b_squares);
+        found->take(excess <= 0 ? 0.0 : ratio<T>(excess, std::sqrt(b_squares) * rounding),
+                    "(||X(:, j)|| S(RANK) - ||B(:, j)||) / (||B(:, j)|| max(m, n) eps S(1) / "
+                    "S(RANK))");
+    }
+    return found;
+}
+
 // GEEV without eigenvectors: the power sums of WR + i WI (real), or of W (complex).
 template <class T>
 std::optional<Finding> check_nonsymmetric_eigenvalues(const LapackOp& op, CpuPart blas,
@@ -1462,9 +1511,17 @@ std::optional<Finding> ratios_of(const LapackOp& op, CpuPart blas, CpuSymmetricF
         case GPUSHIM_SYTRI:
             return check_symmetric_inverse(op, blas, packed(a_bytes, rows, op.n));
         case GPUSHIM_GELS:
-        case GPUSHIM_GELSD:
             return check_least_squares(op, blas, packed(a_bytes, rows, op.n),
                                        packed(b_bytes, op.m, op.nrhs));
+        case GPUSHIM_GELSD: {
+            const Dense<T> a = packed(a_bytes, rows, op.n);
+            const Dense<T> b = packed(b_bytes, op.m, op.nrhs);
+            std::optional<Finding> found = check_least_squares(op, blas, a, b);
+            const std::optional<Finding> ranked = check_rank_and_length(op, blas, a, b);
+            if (!found || !ranked) return std::nullopt;
+            found->take(ranked->ratio, ranked->what);
+            return found;
+        }
         default:
             return std::nullopt;
     }

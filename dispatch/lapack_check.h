@@ -24,7 +24,10 @@
 //                                  B's factor as POTRF's
 //   GELS, GELSD                    ||A^H (B - A X)|| / (max(m, n, nrhs) ||A|| (||B|| +
 //                                  ||A|| ||X||) eps) (GELSD's rcond for eps where larger), and
-//                                  at full rank rows n+1..m's norm as the residual's
+//                                  at full rank rows n+1..m's norm as the residual's; GELSD's
+//                                  S as GESVD's values, RANK the count of S(i) > rcond S(1)
+//                                  (but within rounding of it), and (||X(:, j)|| S(RANK) -
+//                                  ||B(:, j)||) / (||B(:, j)|| max(m, n) eps S(1) / S(RANK))
 //   SYTRF (and SYSV's factors)     ||(L D L^T - A) r|| / (n ||A|| ||r|| eps) for four probes r
 //   SYSV                           ||B - A X|| / (n ||A|| ||X|| eps)
 //   SYTRS                          |b - A x| / (n |L||D||L^T| |x| eps) element by element

@@ -1,0 +1,179 @@
+// GPUSHIM_VERIFY's check of GELSD's singular values, effective rank and solution length
+// (dispatch/lapack_check.h), on a "device" that returns exact results of A = U diag(s) V^H,
+// U and V Householder reflectors, with rcond = 1e-3: kept singular values from 1 down to 0.02,
+// dropped ones of 1e-6 and 0. A solution that kept a dropped value is still a least-squares
+// solution whose residual is orthogonal to A's columns (to within the rcond the check allows):
+// only its length, against the singular values, can tell.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <complex>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "dispatch/lapack_check.h"
+#include "fallback/fortran_blas3.h"
+#include "tests/unit/cpu_library_calls.h"
+
+namespace gpushim {
+namespace {
+
+template <class T>
+using Real = typename fallback::RealOf<T>::type;
+template <class T>
+constexpr bool kComplex = !std::is_floating_point_v<T>;
+
+constexpr int64_t kRows = 50, kCols = 30, kRhs = 2, kRank = 24;
+constexpr double kRcond = 1e-3;
+
+// Exact quantities of the problem, in long double (complex long double for complex T).
+template <class T>
+struct Problem {
+    using Wide = std::conditional_t<kComplex<T>, std::complex<long double>, long double>;
+    std::vector<long double> s;  // descending
+    std::vector<Wide> u, v;      // kRows x kRows and kCols x kCols, unitary
+    std::vector<T> a, b;         // A = U(:, 1:n) diag(s) V^H, and B
+
+    Problem() : s(kCols), u(kRows * kRows), v(kCols * kCols), a(kRows * kCols), b(kRows * kRhs) {
+        for (int64_t k = 0; k < kCols; ++k)
+            s[k] = k < kRank ? 1.0L - 0.98L * k / (kRank - 1) : k < kRank + 3 ? 1e-6L : 0.0L;
+        reflector(u, kRows, 3);
+        reflector(v, kCols, 5);
+        for (int64_t j = 0; j < kCols; ++j)
+            for (int64_t i = 0; i < kRows; ++i) {
+                Wide sum = 0;
+                for (int64_t k = 0; k < kCols; ++k)
+                    sum += u[i + k * kRows] * Wide(s[k]) * conjugate(v[j + k * kCols]);
+                a[i + j * kRows] = static_cast<T>(sum);
+            }
+        for (int64_t e = 0; e < kRows * kRhs; ++e)
+            b[e] = static_cast<T>(Wide(static_cast<long double>((e * 13) % 17) - 8));
+    }
+
+    // X = V(:, kept) diag(s)^-1 U(:, kept)^H B, the minimum-norm solution with the singular
+    // values `kept` (0-based indices).
+    std::vector<T> solution(const std::vector<int64_t>& kept) const {
+        std::vector<T> x(kCols * kRhs);
+        for (int64_t c = 0; c < kRhs; ++c)
+            for (int64_t i = 0; i < kCols; ++i) {
+                Wide sum = 0;
+                for (int64_t k : kept) {
+                    Wide projection = 0;
+                    for (int64_t r = 0; r < kRows; ++r)
+                        projection += conjugate(u[r + k * kRows]) * Wide(b[r + c * kRows]);
+                    sum += v[i + k * kCols] * projection / Wide(s[k]);
+                }
+                x[i + c * kCols] = static_cast<T>(sum);
+            }
+        return x;
+    }
+
+    static Wide conjugate(const Wide& value) {
+        if constexpr (kComplex<T>) {
+            return std::conj(value);
+        } else {
+            return value;
+        }
+    }
+
+    // I - 2 w w^H / (w^H w) for a fixed w.
+    static void reflector(std::vector<Wide>& h, int64_t order, int seed) {
+        std::vector<Wide> w(order);
+        long double norm = 0;
+        for (int64_t i = 0; i < order; ++i) {
+            w[i] = Wide(static_cast<long double>((i * seed) % 11) - 4.5L);
+            if constexpr (kComplex<T>) w[i] += Wide(0, static_cast<long double>((i * 7) % 5) - 2);
+            norm += std::norm(w[i]);
+        }
+        for (int64_t j = 0; j < order; ++j)
+            for (int64_t i = 0; i < order; ++i)
+                h[i + j * order] =
+                    Wide(i == j ? 1 : 0) - Wide(2) * w[i] * conjugate(w[j]) / Wide(norm);
+    }
+};
+
+std::vector<int64_t> first(int64_t count) {
+    std::vector<int64_t> kept;
+    for (int64_t k = 0; k < count; ++k) kept.push_back(k);
+    return kept;
+}
+
+// The check of a GELSD call on the problem whose device answered `x`, `rank` and the
+// singular values `s` (each rounded to T's precision).
+template <class T>
+struct GelsdCheck {
+    Verdict verdict = Verdict::unchecked;
+    std::string difference;
+
+    GelsdCheck(const Problem<T>& problem, const std::vector<T>& x, int64_t rank,
+               std::vector<long double> s) {
+        std::vector<T> a = problem.a, b = problem.b;
+        std::vector<Real<T>> w(kCols);
+        int64_t found = -1;
+        LapackOp op{};
+        op.kind = GPUSHIM_GELSD;
+        op.precision = test::precision_of<T>();
+        op.m = kRows;
+        op.n = kCols;
+        op.nrhs = kRhs;
+        op.a = a.data();
+        op.lda = kRows;
+        op.b = b.data();
+        op.ldb = kRows;
+        op.rcond = kRcond;
+        op.w = w.data();
+        op.found = &found;
+        LapackCheck check(op, test::cpu_part, test::cpu_symmetric_factor);
+        std::fill(a.begin(), a.end(), T(-3));
+        for (int64_t c = 0; c < kRhs; ++c)
+            std::copy_n(x.begin() + c * kCols, kCols, b.begin() + c * kRows);
+        for (int64_t k = 0; k < kCols; ++k) w[k] = static_cast<Real<T>>(s[k]);
+        found = rank;
+        verdict = check.finish();
+        difference = check.difference();
+    }
+};
+
+template <class T>
+class GelsdRankCheck : public ::testing::Test {};
+using Precisions = ::testing::Types<float, double, std::complex<float>, std::complex<double>>;
+TYPED_TEST_SUITE(GelsdRankCheck, Precisions);
+
+TYPED_TEST(GelsdRankCheck, TheMinimumNormSolutionAgrees) {
+    const Problem<TypeParam> problem;
+    const GelsdCheck<TypeParam> check(problem, problem.solution(first(kRank)), kRank, problem.s);
+    EXPECT_EQ(check.verdict, Verdict::agreed) << check.difference;
+}
+
+TYPED_TEST(GelsdRankCheck, ASolutionThatKeptADroppedValueDiffers) {
+    const Problem<TypeParam> problem;
+    std::vector<int64_t> kept = first(kRank);
+    kept.push_back(kRank);  // s = 1e-6, below rcond s(1)
+    const GelsdCheck<TypeParam> check(problem, problem.solution(kept), kRank, problem.s);
+    EXPECT_EQ(check.verdict, Verdict::differed);
+    EXPECT_NE(check.difference.find("||X(:, j)|| S(RANK)"), std::string::npos) << check.difference;
+}
+
+TYPED_TEST(GelsdRankCheck, ARankOtherThanTheCountAboveRcondDiffers) {
+    const Problem<TypeParam> problem;
+    for (const int64_t rank : {kRank - 1, kRank + 1, int64_t{0}, kCols}) {
+        const GelsdCheck<TypeParam> check(problem, problem.solution(first(kRank)), rank, problem.s);
+        EXPECT_EQ(check.verdict, Verdict::differed) << "rank " << rank;
+        EXPECT_NE(check.difference.find("RANK, the number of S(i) above rcond S(1)"),
+                  std::string::npos)
+            << check.difference;
+    }
+}
+
+TYPED_TEST(GelsdRankCheck, WrongSingularValuesDiffer) {
+    const Problem<TypeParam> problem;
+    std::vector<long double> s = problem.s;
+    s[3] *= 1.01L;
+    const GelsdCheck<TypeParam> check(problem, problem.solution(first(kRank)), kRank, s);
+    EXPECT_EQ(check.verdict, Verdict::differed);
+}
+
+}  // namespace
+}  // namespace gpushim
