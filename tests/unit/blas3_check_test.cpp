@@ -21,16 +21,14 @@
 
 #include "fallback/fortran_blas3.h"
 #include "tests/unit/cpu_library_calls.h"
+#include "tests/unit/exact_matrices.h"
 
 namespace gpushim {
 namespace {
 
-template <class T>
-constexpr bool kComplex = !std::is_floating_point_v<T>;
-template <class T>
-using Real = typename fallback::RealOf<T>::type;
-template <class T>
-using Wide = std::conditional_t<kComplex<T>, std::complex<long double>, long double>;
+using test::kComplex;
+using test::Real;
+using test::Wide;
 
 using test::cpu_part;
 using test::precision_of;
@@ -39,15 +37,6 @@ using test::precision_of;
 template <class T>
 bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
-}
-
-template <class W>
-W conjugated(const W& value) {
-    if constexpr (std::is_floating_point_v<W>) {
-        return value;
-    } else {
-        return std::conj(value);
-    }
 }
 
 // A dense matrix of wide elements, column-major.
@@ -92,7 +81,9 @@ Dense<Wide<T>> as_read(const std::vector<T>& m, int64_t ld, int64_t rows, int64_
                     full(i, j) = stored ? value : mirror;
                     break;
                 case 'H':
-                    full(i, j) = i == j ? W(std::real(value)) : stored ? value : conjugated(mirror);
+                    full(i, j) = i == j   ? W(std::real(value))
+                                 : stored ? value
+                                          : test::conjugate(mirror);
                     break;
                 case 'U':
                 case 'D':
@@ -106,7 +97,7 @@ Dense<Wide<T>> as_read(const std::vector<T>& m, int64_t ld, int64_t rows, int64_
     Dense<W> transposed(cols, rows);
     for (int64_t j = 0; j < cols; ++j)
         for (int64_t i = 0; i < rows; ++i)
-            transposed(j, i) = trans == 'C' ? conjugated(full(i, j)) : full(i, j);
+            transposed(j, i) = trans == 'C' ? test::conjugate(full(i, j)) : full(i, j);
     return transposed;
 }
 
@@ -182,8 +173,9 @@ Dense<Wide<T>> exact_result(const Blas3Op& op, const std::vector<T>& a, const st
             const Dense<W> ba = product(read_b(op.transa), read_a(inverse));
             sum = ab;
             for (std::size_t e = 0; e < sum.data.size(); ++e)
-                sum.data[e] = alpha * ab.data[e] +
-                              (op.kind == GPUSHIM_HER2K ? conjugated(alpha) : alpha) * ba.data[e];
+                sum.data[e] =
+                    alpha * ab.data[e] +
+                    (op.kind == GPUSHIM_HER2K ? test::conjugate(alpha) : alpha) * ba.data[e];
             break;
         }
         case GPUSHIM_TRMM:

@@ -16,14 +16,13 @@
 #include "dispatch/lapack_check.h"
 #include "fallback/fortran_blas3.h"
 #include "tests/unit/cpu_library_calls.h"
+#include "tests/unit/exact_matrices.h"
 
 namespace gpushim {
 namespace {
 
-template <class T>
-using Real = typename fallback::RealOf<T>::type;
-template <class T>
-constexpr bool kComplex = !std::is_floating_point_v<T>;
+using test::Real;
+using test::Wide;
 
 constexpr int64_t kRows = 50, kCols = 30, kRhs = 2, kRank = 24;
 constexpr double kRcond = 1e-3;
@@ -31,25 +30,27 @@ constexpr double kRcond = 1e-3;
 // Exact quantities of the problem, in long double (complex long double for complex T).
 template <class T>
 struct Problem {
-    using Wide = std::conditional_t<kComplex<T>, std::complex<long double>, long double>;
     std::vector<long double> s;  // descending
-    std::vector<Wide> u, v;      // kRows x kRows and kCols x kCols, unitary
+    std::vector<Wide<T>> u, v;   // kRows x kRows and kCols x kCols, unitary
     std::vector<T> a, b;         // A = U(:, 1:n) diag(s) V^H, and B
 
-    Problem() : s(kCols), u(kRows * kRows), v(kCols * kCols), a(kRows * kCols), b(kRows * kRhs) {
+    Problem()
+        : s(kCols),
+          u(test::householder<T>(kRows, 3)),
+          v(test::householder<T>(kCols, 5)),
+          a(kRows * kCols),
+          b(kRows * kRhs) {
         for (int64_t k = 0; k < kCols; ++k)
             s[k] = k < kRank ? 1.0L - 0.98L * k / (kRank - 1) : k < kRank + 3 ? 1e-6L : 0.0L;
-        reflector(u, kRows, 3);
-        reflector(v, kCols, 5);
         for (int64_t j = 0; j < kCols; ++j)
             for (int64_t i = 0; i < kRows; ++i) {
-                Wide sum = 0;
+                Wide<T> sum = 0;
                 for (int64_t k = 0; k < kCols; ++k)
-                    sum += u[i + k * kRows] * Wide(s[k]) * conjugate(v[j + k * kCols]);
+                    sum += u[i + k * kRows] * Wide<T>(s[k]) * test::conjugate(v[j + k * kCols]);
                 a[i + j * kRows] = static_cast<T>(sum);
             }
         for (int64_t e = 0; e < kRows * kRhs; ++e)
-            b[e] = static_cast<T>(Wide(static_cast<long double>((e * 13) % 17) - 8));
+            b[e] = static_cast<T>(Wide<T>(static_cast<long double>((e * 13) % 17) - 8));
     }
 
     // X = V(:, kept) diag(s)^-1 U(:, kept)^H B, the minimum-norm solution with the singular
@@ -58,39 +59,16 @@ struct Problem {
         std::vector<T> x(kCols * kRhs);
         for (int64_t c = 0; c < kRhs; ++c)
             for (int64_t i = 0; i < kCols; ++i) {
-                Wide sum = 0;
+                Wide<T> sum = 0;
                 for (int64_t k : kept) {
-                    Wide projection = 0;
+                    Wide<T> projection = 0;
                     for (int64_t r = 0; r < kRows; ++r)
-                        projection += conjugate(u[r + k * kRows]) * Wide(b[r + c * kRows]);
-                    sum += v[i + k * kCols] * projection / Wide(s[k]);
+                        projection += test::conjugate(u[r + k * kRows]) * Wide<T>(b[r + c * kRows]);
+                    sum += v[i + k * kCols] * projection / Wide<T>(s[k]);
                 }
                 x[i + c * kCols] = static_cast<T>(sum);
             }
         return x;
-    }
-
-    static Wide conjugate(const Wide& value) {
-        if constexpr (kComplex<T>) {
-            return std::conj(value);
-        } else {
-            return value;
-        }
-    }
-
-    // I - 2 w w^H / (w^H w) for a fixed w.
-    static void reflector(std::vector<Wide>& h, int64_t order, int seed) {
-        std::vector<Wide> w(order);
-        long double norm = 0;
-        for (int64_t i = 0; i < order; ++i) {
-            w[i] = Wide(static_cast<long double>((i * seed) % 11) - 4.5L);
-            if constexpr (kComplex<T>) w[i] += Wide(0, static_cast<long double>((i * 7) % 5) - 2);
-            norm += std::norm(w[i]);
-        }
-        for (int64_t j = 0; j < order; ++j)
-            for (int64_t i = 0; i < order; ++i)
-                h[i + j * order] =
-                    Wide(i == j ? 1 : 0) - Wide(2) * w[i] * conjugate(w[j]) / Wide(norm);
     }
 };
 

@@ -17,16 +17,14 @@
 
 #include "fallback/fortran_blas3.h"
 #include "tests/unit/cpu_library_calls.h"
+#include "tests/unit/exact_matrices.h"
 
 namespace gpushim {
 namespace {
 
-template <class T>
-using Real = typename fallback::RealOf<T>::type;
-template <class T>
-constexpr bool kComplex = !std::is_floating_point_v<T>;
-
 using test::precision_of;
+using test::Real;
+using test::Wide;
 
 constexpr int64_t kOrder = 40;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
@@ -35,38 +33,19 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // eigenvalue (k + 1) scale with H's column k, computed in long double and rounded.
 template <class T>
 struct Spectrum {
-    using Wide = std::conditional_t<kComplex<T>, std::complex<long double>, long double>;
     std::vector<T> a, h;
 
     explicit Spectrum(double scale) : a(kOrder * kOrder), h(kOrder * kOrder) {
-        std::vector<Wide> v(kOrder), reflector(kOrder * kOrder);
-        long double norm = 0;
-        for (int64_t i = 0; i < kOrder; ++i) {
-            v[i] = Wide(static_cast<long double>((i * 7) % 11) - 4.5L);
-            if constexpr (kComplex<T>) v[i] += Wide(0, static_cast<long double>((i * 5) % 7) - 3);
-            norm += std::norm(v[i]);
-        }
-        for (int64_t j = 0; j < kOrder; ++j)
-            for (int64_t i = 0; i < kOrder; ++i)
-                reflector[i + j * kOrder] =
-                    Wide(i == j ? 1 : 0) - Wide(2) * v[i] * conjugate(v[j]) / Wide(norm);
+        const std::vector<Wide<T>> reflector = test::householder<T>(kOrder, 7);
         for (int64_t j = 0; j < kOrder; ++j)
             for (int64_t i = 0; i < kOrder; ++i) {
-                Wide sum = 0;
+                Wide<T> sum = 0;
                 for (int64_t k = 0; k < kOrder; ++k)
-                    sum += reflector[i + k * kOrder] * Wide((k + 1) * scale) *
-                           conjugate(reflector[j + k * kOrder]);
+                    sum += reflector[i + k * kOrder] * Wide<T>((k + 1) * scale) *
+                           test::conjugate(reflector[j + k * kOrder]);
                 a[i + j * kOrder] = static_cast<T>(sum);
                 h[i + j * kOrder] = static_cast<T>(reflector[i + j * kOrder]);
             }
-    }
-
-    static Wide conjugate(const Wide& value) {
-        if constexpr (kComplex<T>) {
-            return std::conj(value);
-        } else {
-            return value;
-        }
     }
 };
 
