@@ -314,8 +314,8 @@ bool suits_device(const LapackOp& op) {
             return op.m >= op.n;
         case GPUSHIM_GELS:
             return op.trans == 'N' && op.m >= op.n && gels_leaves_unscaled(op);
-        case GPUSHIM_GELSD:
-            return op.m >= op.n && gels_leaves_unscaled(op);
+        case GPUSHIM_GELSD:  // a NaN rcond keeps every singular value in LAPACK's comparisons
+            return op.m >= op.n && gels_leaves_unscaled(op) && !std::isnan(op.rcond);
         case GPUSHIM_GEEV:
             return op.jobvl == 'N';
         case GPUSHIM_GETRI:

@@ -193,6 +193,32 @@ bool interchange(const LapackOp& op, int64_t count, Dense<T>& w, bool forward) {
     return true;
 }
 
+// The binary exponent of the largest magnitude among `m`'s entries (0 for a zero or
+// non-finite matrix): scaled by 2^-exponent, products of entries neither overflow nor
+// underflow in T, and the scaling is exact.
+template <class T>
+int largest_exponent(const Dense<T>& m) {
+    double largest = 0;
+    for (const T& entry : m.data) largest = larger(largest, magnitude(entry));
+    return largest == 0 || !std::isfinite(largest) ? 0 : std::ilogb(largest);
+}
+
+// `value` times 2^exponent, exactly (but where it leaves T's range).
+template <class T>
+T times_power_of_two(const T& value, int exponent) {
+    if constexpr (std::is_floating_point_v<T>) {
+        return std::ldexp(value, exponent);
+    } else {
+        return {std::ldexp(value.real(), exponent), std::ldexp(value.imag(), exponent)};
+    }
+}
+
+template <class T>
+Dense<T> times_power_of_two(Dense<T> m, int exponent) {
+    for (T& entry : m.data) entry = times_power_of_two(entry, exponent);
+    return m;
+}
+
 // A ratio of LAPACK's tests: the residual's norm over its scale, to which the smallest normal
 // number is added (what products of entries that underflow lose); 0 for no residual.
 template <class T>
@@ -858,11 +884,20 @@ std::optional<Finding> check_generalized_eigen(const LapackOp& op, CpuPart blas,
 // GELSD's rcond where larger than eps: the singular values it drops leave their part of R),
 // and, where the rank is n (GELS always), rows n+1..m's 2-norm as R's, column by column,
 // over the same scale.
+// A and B are scaled by powers of two first (X and the residual's rows with them), which
+// leaves the ratios as they are, so that the products neither overflow nor underflow.
 template <class T>
-std::optional<Finding> check_least_squares(const LapackOp& op, CpuPart blas, const Dense<T>& a,
-                                           const Dense<T>& b) {
+std::optional<Finding> check_least_squares(const LapackOp& op, CpuPart blas,
+                                           const Dense<T>& unscaled_a, const Dense<T>& unscaled_b) {
     const int64_t m = op.m, n = op.n, nrhs = op.nrhs;
-    const Dense<T> stored = load<T>(op.b, op.ldb, m, nrhs);
+    const int a_exponent = largest_exponent(unscaled_a), b_exponent = largest_exponent(unscaled_b);
+    const Dense<T> a = times_power_of_two(unscaled_a, -a_exponent);
+    const Dense<T> b = times_power_of_two(unscaled_b, -b_exponent);
+    Dense<T> stored = load<T>(op.b, op.ldb, m, nrhs);
+    for (int64_t j = 0; j < nrhs; ++j)
+        for (int64_t i = 0; i < m; ++i)
+            stored(i, j) = times_power_of_two(
+                stored(i, j), i < n ? a_exponent - b_exponent : -b_exponent);  // X, the residual's
     Dense<T> x(n, nrhs);
     for (int64_t j = 0; j < nrhs; ++j)
         for (int64_t i = 0; i < n; ++i) x(i, j) = stored(i, j);
@@ -1017,16 +1052,23 @@ std::optional<Finding> check_eigenvalue_subset(const LapackOp& op, CpuSymmetricF
 }
 
 // GESVD (m >= n) without both U and V^T: descending and not negative, and the power sums of
-// their squares against A^H A's.
+// their squares against A^H A's, A and S scaled by a power of two first so that A^H A
+// neither overflows nor underflows.
 template <class T>
-std::optional<Finding> check_singular_values(const LapackOp& op, CpuPart blas, const Dense<T>& a) {
+std::optional<Finding> check_singular_values(const LapackOp& op, CpuPart blas,
+                                             const Dense<T>& unscaled_a) {
     std::vector<std::complex<double>> values = real_values<T>(op.w, op.n);
     if (!in_order(values, false)) {
         Finding found;
         found.take(std::numeric_limits<double>::infinity(), "S descending and not negative");
         return found;
     }
-    for (std::complex<double>& value : values) value *= value;
+    const int exponent = largest_exponent(unscaled_a);
+    const Dense<T> a = times_power_of_two(unscaled_a, -exponent);
+    for (std::complex<double>& value : values) {
+        value = std::ldexp(value.real(), -exponent);
+        value *= value;
+    }
     Dense<T> gram(op.n, op.n);
     if (!gemm(blas, 'C', 'N', 1.0, a, a, 0.0, gram)) return std::nullopt;
     const double norm = norm_frobenius(a);
@@ -1070,15 +1112,24 @@ std::optional<Finding> check_rank_and_length(const LapackOp& op, CpuPart blas, c
     if (rank == 0) return found;
     const double smallest_kept = values[static_cast<std::size_t>(rank - 1)].real();
     const double rounding = static_cast<double>(std::max(m, n)) * eps * largest / smallest_kept;
+    // In long double, whose range holds the squares of any double.
+    const auto squares = [](const T& entry) {
+        return std::norm(std::complex<long double>(std::real(entry), std::imag(entry)));
+    };
     const Dense<T> stored = load<T>(op.b, op.ldb, m, op.nrhs);
     for (int64_t j = 0; j < op.nrhs; ++j) {
-        double x_squares = 0, b_squares = 0;
-        for (int64_t i = 0; i < n; ++i) x_squares += std::norm(stored(i, j));
-        for (int64_t i = 0; i < m; ++i) b_squares += std::norm(b(i, j));
-        const double excess = std::sqrt(x_squares) * smallest_kept - std::sqrt(b_squares);
-        found->take(excess <= 0 ? 0.0 : ratio<T>(excess, std::sqrt(b_squares) * rounding),
-                    "(||X(:, j)|| S(RANK) - ||B(:, j)||) / (||B(:, j)|| max(m, n) eps S(1) / "
-                    "S(RANK))");
+        long double x_squares = 0, b_squares = 0;
+        for (int64_t i = 0; i < n; ++i) x_squares += squares(stored(i, j));
+        for (int64_t i = 0; i < m; ++i) b_squares += squares(b(i, j));
+        const long double x_norm = std::sqrt(x_squares), b_norm = std::sqrt(b_squares);
+        double excess = 0;
+        if (b_norm > 0) {
+            excess = static_cast<double>(x_norm / b_norm * smallest_kept - 1);
+        } else if (x_norm > 0) {
+            excess = std::numeric_limits<double>::infinity();
+        }
+        found->take(excess <= 0 ? 0.0 : excess / rounding,
+                    "(||X(:, j)|| S(RANK) / ||B(:, j)|| - 1) / (max(m, n) eps S(1) / S(RANK))");
     }
     return found;
 }

@@ -7,10 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "dispatch/lapack_check.h"
@@ -21,6 +23,7 @@
 namespace gpushim {
 namespace {
 
+using test::kComplex;
 using test::Real;
 using test::Wide;
 
@@ -78,16 +81,34 @@ std::vector<int64_t> first(int64_t count) {
     return kept;
 }
 
-// The check of a GELSD call on the problem whose device answered `x`, `rank` and the
-// singular values `s` (each rounded to T's precision).
+template <class T>
+T times_power_of_two(const T& value, int exponent) {
+    if constexpr (kComplex<T>) {
+        return {std::ldexp(value.real(), exponent), std::ldexp(value.imag(), exponent)};
+    } else {
+        return std::ldexp(value, exponent);
+    }
+}
+
+template <class T>
+std::vector<T> times_power_of_two(std::vector<T> values, int exponent) {
+    for (T& value : values) value = times_power_of_two(value, exponent);
+    return values;
+}
+
+// The check of a GELSD call on the problem, A scaled by 2^a_exponent and B by 2^b_exponent,
+// whose device answered `x`, `rank` and the singular values `s` of the unscaled problem
+// (scaled here as the problem is: X by 2^(b_exponent - a_exponent), S by 2^a_exponent).
 template <class T>
 struct GelsdCheck {
     Verdict verdict = Verdict::unchecked;
     std::string difference;
 
     GelsdCheck(const Problem<T>& problem, const std::vector<T>& x, int64_t rank,
-               std::vector<long double> s) {
-        std::vector<T> a = problem.a, b = problem.b;
+               std::vector<long double> s, int a_exponent = 0, int b_exponent = 0) {
+        std::vector<T> a = times_power_of_two(problem.a, a_exponent);
+        std::vector<T> b = times_power_of_two(problem.b, b_exponent);
+        const std::vector<T> scaled_x = times_power_of_two(x, b_exponent - a_exponent);
         std::vector<Real<T>> w(kCols);
         int64_t found = -1;
         LapackOp op{};
@@ -106,8 +127,9 @@ struct GelsdCheck {
         LapackCheck check(op, test::cpu_part, test::cpu_symmetric_factor);
         std::fill(a.begin(), a.end(), T(-3));
         for (int64_t c = 0; c < kRhs; ++c)
-            std::copy_n(x.begin() + c * kCols, kCols, b.begin() + c * kRows);
-        for (int64_t k = 0; k < kCols; ++k) w[k] = static_cast<Real<T>>(s[k]);
+            std::copy_n(scaled_x.begin() + c * kCols, kCols, b.begin() + c * kRows);
+        for (int64_t k = 0; k < kCols; ++k)
+            w[k] = std::ldexp(static_cast<Real<T>>(s[k]), a_exponent);
         found = rank;
         verdict = check.finish();
         difference = check.difference();
@@ -123,6 +145,21 @@ TYPED_TEST(GelsdRankCheck, TheMinimumNormSolutionAgrees) {
     const Problem<TypeParam> problem;
     const GelsdCheck<TypeParam> check(problem, problem.solution(first(kRank)), kRank, problem.s);
     EXPECT_EQ(check.verdict, Verdict::agreed) << check.difference;
+}
+
+// Scaled by powers of two (exactly) far from 1: the squares of X's, B's and A's entries, and
+// the products the checks form, would overflow or underflow in T unscaled.
+TYPED_TEST(GelsdRankCheck, TheMinimumNormSolutionOfAFarScaledProblemAgrees) {
+    const Problem<TypeParam> problem;
+    const int far = std::is_same_v<Real<TypeParam>, float> ? 70 : 530;
+    for (const auto& [a_exponent, b_exponent] :
+         {std::pair{-far / 2, far / 2}, std::pair{0, -far - 10}, std::pair{far, 0},
+          std::pair{-far - 10, 0}}) {
+        const GelsdCheck<TypeParam> check(problem, problem.solution(first(kRank)), kRank, problem.s,
+                                          a_exponent, b_exponent);
+        EXPECT_EQ(check.verdict, Verdict::agreed)
+            << "A by 2^" << a_exponent << ", B by 2^" << b_exponent << ": " << check.difference;
+    }
 }
 
 TYPED_TEST(GelsdRankCheck, ASolutionThatKeptADroppedValueDiffers) {
