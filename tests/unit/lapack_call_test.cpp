@@ -58,6 +58,24 @@ TEST(LapackCall, CholeskyBoundToFailEarlyStaysOnTheCpu) {
     }
 }
 
+// LAPACK's GELSD keeps every singular value for a NaN rcond (no comparison with a NaN
+// threshold drops one): the CPU answers it.
+TEST(LapackCall, GelsdWithANanRcondStaysOnTheCpu) {
+    std::vector<double> a(4 * 3, 0.0), b(4, 1.0);
+    for (int i = 0; i < 3; ++i) a[static_cast<size_t>(i * 5)] = 1.0 + i;
+    LapackOp op = factorization(GPUSHIM_GELSD, 4, 3, 4);
+    op.a = a.data();
+    op.b = b.data();
+    op.ldb = 4;
+    op.nrhs = 1;
+    for (const double rcond : {-1.0, 0.0, 1e-3, 2.0}) {
+        op.rcond = rcond;
+        EXPECT_TRUE(suits_device(op)) << rcond;
+    }
+    op.rcond = std::nan("");
+    EXPECT_FALSE(suits_device(op));
+}
+
 // A device's pivots in another convention (0-based, a 2 x 2 block marked once) never reach the
 // caller.
 TEST(LapackCall, DevicePivotsMustBeLapacks) {
