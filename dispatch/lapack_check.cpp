@@ -18,9 +18,24 @@ namespace {
 template <class T>
 using Real = typename fallback::RealOf<T>::type;
 
+// |value| in double, which a complex float's finite parts cannot overflow.
 template <class T>
 double magnitude(const T& value) {
-    return std::abs(value);
+    if constexpr (std::is_floating_point_v<T>) {
+        return std::abs(static_cast<double>(value));
+    } else {
+        return std::hypot(static_cast<double>(value.real()), static_cast<double>(value.imag()));
+    }
+}
+
+// |value|^2 in long double, whose range holds the square of any double: sums of squares
+// neither overflow nor underflow.
+static_assert(std::numeric_limits<long double>::max_exponent >=
+                  2 * std::numeric_limits<double>::max_exponent,
+              "the squares of doubles need a wider long double");
+template <class T>
+long double squared_magnitude(const T& value) {
+    return std::norm(std::complex<long double>(std::real(value), std::imag(value)));
 }
 
 template <class T>
@@ -973,9 +988,9 @@ std::optional<Finding> check_power_sums(CpuPart blas, Dense<T> m,
 // The Frobenius norm.
 template <class T>
 double norm_frobenius(const Dense<T>& m) {
-    double sum = 0;
-    for (const T& entry : m.data) sum += std::norm(entry);
-    return std::sqrt(sum);
+    long double sum = 0;
+    for (const T& entry : m.data) sum += squared_magnitude(entry);
+    return static_cast<double>(std::sqrt(sum));
 }
 
 // `count` values of a real array (w), and whether they are ordered as LAPACK orders them
@@ -1112,15 +1127,11 @@ std::optional<Finding> check_rank_and_length(const LapackOp& op, CpuPart blas, c
     if (rank == 0) return found;
     const double smallest_kept = values[static_cast<std::size_t>(rank - 1)].real();
     const double rounding = static_cast<double>(std::max(m, n)) * eps * largest / smallest_kept;
-    // In long double, whose range holds the squares of any double.
-    const auto squares = [](const T& entry) {
-        return std::norm(std::complex<long double>(std::real(entry), std::imag(entry)));
-    };
     const Dense<T> stored = load<T>(op.b, op.ldb, m, op.nrhs);
     for (int64_t j = 0; j < op.nrhs; ++j) {
         long double x_squares = 0, b_squares = 0;
-        for (int64_t i = 0; i < n; ++i) x_squares += squares(stored(i, j));
-        for (int64_t i = 0; i < m; ++i) b_squares += squares(b(i, j));
+        for (int64_t i = 0; i < n; ++i) x_squares += squared_magnitude(stored(i, j));
+        for (int64_t i = 0; i < m; ++i) b_squares += squared_magnitude(b(i, j));
         const long double x_norm = std::sqrt(x_squares), b_norm = std::sqrt(b_squares);
         double excess = 0;
         if (b_norm > 0) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <limits>
@@ -159,6 +160,22 @@ TYPED_TEST(SyevrRangeCheck, ValueRangeAgrees) {
         range.vl = 20.25;
         range.vu = 20.75;
         EXPECT_EQ(SyevrCheck<TypeParam>(jobz, range, {}).verdict(), Verdict::agreed);
+    }
+}
+
+// The whole spectrum without vectors is checked by its power sums, whose scale (A's Frobenius
+// norm) must neither overflow nor underflow: at far scales the right values agree and a
+// value counted twice in place of another differs.
+TYPED_TEST(SyevrRangeCheck, WholeSpectrumAtFarScales) {
+    const bool single = std::is_same_v<Real<TypeParam>, float>;
+    std::vector<int64_t> twice = indices(0, kOrder - 1);
+    twice[kOrder - 1] = kOrder - 2;
+    for (const int exponent : {single ? 66 : 515, single ? -80 : -545}) {
+        SCOPED_TRACE(exponent);
+        const double scale = std::ldexp(1.0, exponent);
+        const SyevrCheck<TypeParam> right('N', {'A'}, indices(0, kOrder - 1), scale);
+        EXPECT_EQ(right.verdict(), Verdict::agreed) << right.difference();
+        EXPECT_EQ(SyevrCheck<TypeParam>('N', {'A'}, twice, scale).verdict(), Verdict::differed);
     }
 }
 
