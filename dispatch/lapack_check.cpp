@@ -255,6 +255,13 @@ struct Finding {
     }
 };
 
+// The worse of two checks' findings; nothing where either could not be had.
+std::optional<Finding> worse(std::optional<Finding> first, const std::optional<Finding>& second) {
+    if (!first || !second) return std::nullopt;
+    first->take(second->ratio, second->what);
+    return first;
+}
+
 template <class T>
 double epsilon() {
     return std::numeric_limits<Real<T>>::epsilon();
@@ -601,12 +608,8 @@ std::optional<Finding> check_eigen_subset(const LapackOp& op, CpuPart blas,
                                             "||I - V^H V|| / (n eps)");
     }
     if (!found || op.range == 'A' || !(found->ratio <= LapackCheck::kRatioLimit)) return found;
-    const std::optional<Finding> ranged =
-        check_range(op, factor, original, gershgorin_hull(original), found_count,
-                    LapackCheck::kRatioLimit * scale);
-    if (!ranged) return std::nullopt;
-    found->take(ranged->ratio, ranged->what);
-    return found;
+    return worse(found, check_range(op, factor, original, gershgorin_hull(original), found_count,
+                                    LapackCheck::kRatioLimit * scale));
 }
 
 // GESVD (m >= n) with U and V^T: ||A - U S V^T|| / (max(m, n) ||A|| eps) and the
@@ -1059,11 +1062,7 @@ std::optional<Finding> check_eigenvalue_subset(const LapackOp& op, CpuSymmetricF
                    "distance outside the Gershgorin hull and (vl, vu] / (n ||A|| eps)");
     }
     if (!(found.ratio <= LapackCheck::kRatioLimit)) return found;
-    const std::optional<Finding> ranged =
-        check_range(op, factor, a, hull, count, LapackCheck::kRatioLimit * scale);
-    if (!ranged) return std::nullopt;
-    found.take(ranged->ratio, ranged->what);
-    return found;
+    return worse(found, check_range(op, factor, a, hull, count, LapackCheck::kRatioLimit * scale));
 }
 
 // GESVD (m >= n) without both U and V^T: descending and not negative, and the power sums of
@@ -1109,7 +1108,7 @@ std::optional<Finding> check_rank_and_length(const LapackOp& op, CpuPart blas, c
     const int64_t m = op.m, n = op.n, rank = *op.found;
     const std::vector<std::complex<double>> values = real_values<T>(op.w, n);
     const double largest = n > 0 ? values[0].real() : 0;
-    const double eps = std::numeric_limits<Real<T>>::epsilon();
+    const double eps = epsilon<T>();
     const double relative = op.rcond <= 0 || op.rcond >= 1 ? eps / 2 : op.rcond;
     const double threshold = relative * largest;
     const double slack =
@@ -1441,11 +1440,7 @@ std::optional<Finding> check_generalized_eigenvalues(const LapackOp& op, CpuPart
     if (!squared_norm) return std::nullopt;
     const double scale = larger(norm_frobenius(adjoint),
                                 norm_a * *squared_norm);
-    const std::optional<Finding> sums =
-        check_power_sums(blas, adjoint, values, scale, static_cast<double>(op.n));
-    if (!sums) return std::nullopt;
-    found->take(sums->ratio, sums->what);
-    return found;
+    return worse(found, check_power_sums(blas, adjoint, values, scale, static_cast<double>(op.n)));
 }
 
 // Whether the check reads A as the caller passed it, which the device overwrites (the solves
@@ -1511,14 +1506,9 @@ std::optional<Finding> ratios_of(const LapackOp& op, CpuPart blas, CpuSymmetricF
         case GPUSHIM_GESV:
         case GPUSHIM_POSV: {  // the factors they leave in A, and the solutions
             const Dense<T> a = packed(a_bytes, rows, op.n);
-            std::optional<Finding> found = op.kind == GPUSHIM_GESV
-                                               ? check_getrf(op, blas, a)
-                                               : check_potrf(op, blas, a, op.a, op.lda);
-            const std::optional<Finding> solved =
-                check_solve_with_factors(op, blas, packed(b_bytes, op.n, op.nrhs));
-            if (!found || !solved) return std::nullopt;
-            found->take(solved->ratio, solved->what);
-            return found;
+            return worse(op.kind == GPUSHIM_GESV ? check_getrf(op, blas, a)
+                                                 : check_potrf(op, blas, a, op.a, op.lda),
+                         check_solve_with_factors(op, blas, packed(b_bytes, op.n, op.nrhs)));
         }
         case GPUSHIM_GETRS:
         case GPUSHIM_POTRS:
@@ -1559,12 +1549,8 @@ std::optional<Finding> ratios_of(const LapackOp& op, CpuPart blas, CpuSymmetricF
                                                        packed(b_bytes, op.n, op.n));
         case GPUSHIM_SYSV: {  // the factors it leaves, and the solution
             const Dense<T> a = packed(a_bytes, rows, op.n);
-            std::optional<Finding> found = check_symmetric_factors(op, blas, a);
-            const std::optional<Finding> solved =
-                check_symmetric_solve(op, blas, a, packed(b_bytes, op.n, op.nrhs));
-            if (!found || !solved) return std::nullopt;
-            found->take(solved->ratio, solved->what);
-            return found;
+            return worse(check_symmetric_factors(op, blas, a),
+                         check_symmetric_solve(op, blas, a, packed(b_bytes, op.n, op.nrhs)));
         }
         case GPUSHIM_SYTRF:
             return check_symmetric_factors(op, blas, packed(a_bytes, rows, op.n));
@@ -1578,11 +1564,8 @@ std::optional<Finding> ratios_of(const LapackOp& op, CpuPart blas, CpuSymmetricF
         case GPUSHIM_GELSD: {
             const Dense<T> a = packed(a_bytes, rows, op.n);
             const Dense<T> b = packed(b_bytes, op.m, op.nrhs);
-            std::optional<Finding> found = check_least_squares(op, blas, a, b);
-            const std::optional<Finding> ranked = check_rank_and_length(op, blas, a, b);
-            if (!found || !ranked) return std::nullopt;
-            found->take(ranked->ratio, ranked->what);
-            return found;
+            return worse(check_least_squares(op, blas, a, b),
+                         check_rank_and_length(op, blas, a, b));
         }
         default:
             return std::nullopt;
