@@ -89,7 +89,6 @@ int QueueContext::reserve_result(const gpushim_device_plugin& plugin, int q, std
     if (plugin.pinned_alloc(&result[q], capacity) != 0) {
         capacity = bytes;
         if (const int status = plugin.pinned_alloc(&result[q], capacity); status != 0) {
-            note_failure_status(plugin, status);
             result[q] = nullptr;
             return status;
         }
