@@ -148,9 +148,20 @@ const gpushim_device_plugin* backend() {
         return nullptr;
     }
     if (lost_status.load(std::memory_order_relaxed) != 0) return nullptr;
-    if (const LoadedBackend* done = loaded_backend.load(std::memory_order_acquire))
-        return done->plugin;
-    return load_once().plugin;
+    const LoadedBackend* done = loaded_backend.load(std::memory_order_acquire);
+    const gpushim_device_plugin* plugin = done != nullptr ? done->plugin : load_once().plugin;
+    if (plugin == nullptr || plugin->device_intact == nullptr) return plugin;
+    // Asked at every use: the program may have reset the device since the last call, and the
+    // first use of what the plugin held (a pinned buffer) would then fault.
+    if (const int status = plugin->device_intact(); status != 0) {
+        if (!note_failure_status(*plugin, status)) {
+            log::write(log::Level::debug,
+                       "the GPU cannot be asked now (%s); this call runs on the CPU",
+                       plugin->describe_error(status));
+        }
+        return nullptr;
+    }
+    return plugin;
 }
 
 std::string backend_summary() {

@@ -9,8 +9,8 @@
 namespace gpushim::gpu {
 
 // The initialised plugin, or nullptr when none is usable in this process (it failed to
-// load or found no device, the device was lost, or this is a child forked after the parent
-// used the device).
+// load or found no device, the device was lost or reset by the program, or this is a child
+// forked after the parent used the device) or for this call (the device cannot be asked now).
 // The first call loads it; the reason for a failure is logged once, as a warning.
 const gpushim_device_plugin* backend();
 

@@ -1,7 +1,7 @@
 /* The device interface: what a backend plugin (libgpushim_<name>.so) provides.
  *
  * Plain C so that a plugin can be built by any compiler and loaded with dlopen.
- * A plugin exports one function, gpushim_device_plugin_v5(), returning a table of
+ * A plugin exports one function, gpushim_device_plugin_v6(), returning a table of
  * function pointers. Every function returns 0 on success and a positive plugin
  * status on failure; describe_error() turns a status into text. Pointers named
  * dev_* are device memory; host pointers are plain host memory. */
@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define GPUSHIM_DEVICE_INTERFACE_VERSION 5
+#define GPUSHIM_DEVICE_INTERFACE_VERSION 6
 
 typedef enum {
     GPUSHIM_PREC_S = 0, /* float */
@@ -295,10 +295,18 @@ typedef struct {
      * corrupted until the process ends); 0 for a failure of one call. The host then stops
      * offloading for the rest of the process. */
     int (*status_is_lasting)(int status);
+    /* 0 while the device still holds what the plugin made on it (memory, pinned buffers,
+     * queues, plans); otherwise a status: a lasting one where the program destroyed them
+     * (CUDA's cudaDeviceReset or cuDevicePrimaryCtxReset, after which touching a pinned
+     * buffer faults), another where the device cannot be asked just now (the driver shutting
+     * down at exit). Asked by the host before it uses the plugin for a call, from any thread;
+     * after a nonzero answer it uses nothing of the plugin's for that call. NULL: nothing
+     * outside the plugin can take them away. */
+    int (*device_intact)(void);
 } gpushim_device_plugin;
 
 typedef const gpushim_device_plugin* (*gpushim_device_plugin_entry)(void);
-#define GPUSHIM_DEVICE_PLUGIN_ENTRY "gpushim_device_plugin_v5"
+#define GPUSHIM_DEVICE_PLUGIN_ENTRY "gpushim_device_plugin_v6"
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,9 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <new>
 #include <string>
 
@@ -40,6 +42,18 @@ struct PluginState {
     // ByVersion): the plugin links no libcuda of its own.
     CUresult (*get_current_context)(CUcontext*) = nullptr;
     CUresult (*set_current_context)(CUcontext) = nullptr;
+    // What tells a device the program has reset (cudaDeviceReset, cuDevicePrimaryCtxReset)
+    // from the one the plugin set up: the primary context is inactive, or another, or no
+    // longer knows a pinned sentinel buffer by the allocation id it had. A reset frees every
+    // allocation and stream of the context, and the pages of pinned buffers with them.
+    // sentinel_id 0: not watched (the driver functions or the id could not be had).
+    CUdevice driver_device = 0;
+    CUresult (*primary_context_state)(CUdevice, unsigned*, int*) = nullptr;
+    CUresult (*retain_primary_context)(CUcontext*, CUdevice) = nullptr;
+    CUresult (*release_primary_context)(CUdevice) = nullptr;
+    CUresult (*pointer_attribute)(void*, CUpointer_attribute, CUdeviceptr) = nullptr;
+    void* sentinel = nullptr;
+    unsigned long long sentinel_id = 0;
     // The device's default memory pool, from which queues take their LAPACK workspaces in
     // stream order; null where the device does not support memory pools.
     cudaMemPool_t memory_pool = nullptr;
@@ -47,6 +61,9 @@ struct PluginState {
     char description[sizeof(cudaDeviceProp::name) + 128] = "";
 };
 PluginState plugin;
+// Set by an exit handler registered after the CUDA runtime's own, so it runs before the
+// runtime is torn down: from then on the plugin is not used.
+std::atomic<bool> process_exiting{false};
 
 void log_debug(const char* message) {
     if (plugin.services != nullptr && plugin.services->log != nullptr) {
@@ -172,6 +189,52 @@ int read_device(int device_count) {
     return kSuccess;
 }
 
+const char* describe_error(int status);
+
+// Sets up what device_intact() asks. Without it the plugin works as before; only a reset by
+// the program would go unseen, which the debug log says.
+void watch_for_reset() {
+    CUresult (*get_device)(CUdevice*, int) = nullptr;
+    int status = driver_function("cuDeviceGet", &get_device);
+    if (status == kSuccess) {
+        status = driver_function("cuDevicePrimaryCtxGetState", &plugin.primary_context_state);
+    }
+    if (status == kSuccess) {
+        status = driver_function("cuDevicePrimaryCtxRetain", &plugin.retain_primary_context);
+    }
+    if (status == kSuccess) {
+        status = driver_function("cuDevicePrimaryCtxRelease", &plugin.release_primary_context);
+    }
+    if (status == kSuccess) {
+        status = driver_function("cuPointerGetAttribute", &plugin.pointer_attribute);
+    }
+    if (status == kSuccess)
+        status = driver_status(get_device(&plugin.driver_device, plugin.device));
+    if (status == kSuccess) {
+        status = on_plugin_device([] {
+            return runtime_status(cudaHostAlloc(&plugin.sentinel, 1, cudaHostAllocPortable));
+        });
+    }
+    unsigned long long id = 0;
+    if (status == kSuccess) {
+        status = on_plugin_device([&] {
+            return driver_status(
+                plugin.pointer_attribute(&id, CU_POINTER_ATTRIBUTE_BUFFER_ID,
+                                         reinterpret_cast<CUdeviceptr>(plugin.sentinel)));
+        });
+    }
+    if (status != kSuccess) {
+        char message[512];
+        std::snprintf(message, sizeof message,
+                      "cuda plugin: a device reset by the program cannot be watched for (%s): "
+                      "after one, the next offloaded call would fault",
+                      describe_error(status));
+        log_debug(message);
+        return;
+    }
+    plugin.sentinel_id = id;
+}
+
 int init(const gpushim_host_services* services) {
     plugin.services = services;
     int device_count = 0;
@@ -191,7 +254,40 @@ int init(const gpushim_host_services* services) {
         (status = primary_context(&plugin.context)) != kSuccess) {
         return status;
     }
-    return on_plugin_device([&] { return read_device(device_count); });
+    if (const int status = on_plugin_device([&] { return read_device(device_count); })) {
+        return status;
+    }
+    watch_for_reset();
+    std::atexit([] { process_exiting.store(true); });
+    return kSuccess;
+}
+
+int device_intact() {
+    if (process_exiting.load(std::memory_order_relaxed)) return kProcessExiting;
+    if (plugin.sentinel_id == 0) return kSuccess;
+    unsigned flags = 0;
+    int active = 0;
+    if (const int status =
+            driver_status(plugin.primary_context_state(plugin.driver_device, &flags, &active))) {
+        return status;
+    }
+    if (active == 0) return kDeviceReset;
+    // Active, so retaining it makes nothing; released at once, the count is as it was.
+    CUcontext primary = nullptr;
+    if (const int status =
+            driver_status(plugin.retain_primary_context(&primary, plugin.driver_device))) {
+        return status;
+    }
+    plugin.release_primary_context(plugin.driver_device);
+    if (primary != plugin.context) return kDeviceReset;
+    unsigned long long id = 0;
+    const int status = on_plugin_device([&] {
+        return driver_status(plugin.pointer_attribute(
+            &id, CU_POINTER_ATTRIBUTE_BUFFER_ID, reinterpret_cast<CUdeviceptr>(plugin.sentinel)));
+    });
+    if (status == driver_status(CUDA_ERROR_INVALID_VALUE)) return kDeviceReset;
+    if (status != kSuccess) return status;
+    return id == plugin.sentinel_id ? kSuccess : kDeviceReset;
 }
 
 const char* device_description() {
@@ -246,7 +342,8 @@ const char* describe_error(int status) {
     }
     if (status >= kDriverStatusBase) {
         text = "CUDA driver error " + std::to_string(status - kDriverStatusBase) +
-               " (CUresult) making the plugin's context current, or finding how to";
+               " (CUresult) in one of the plugin's driver calls (the current context, the "
+               "primary context's state, a pointer's attributes, or finding them)";
         return text.c_str();
     }
     if (status >= kCufftStatusBase) {
@@ -287,6 +384,11 @@ const char* describe_error(int status) {
                    "precision, flag or range, a null pointer the kind needs (a, b, ipiv, tau, "
                    "w, wi, u, vt, found, info), a GESVD, GELS or GELSD with m < n, a GESVD with "
                    "both jobs 'O', or a GELS with trans other than 'N'";
+        case kDeviceReset:
+            return "the program reset the device (cudaDeviceReset or cuDevicePrimaryCtxReset), "
+                   "which freed the memory, pinned buffers and streams gpushim held on it";
+        case kProcessExiting:
+            return "the process is exiting";
         case kUnsupportedLapackSize:
             return "the CUDA plugin got a LAPACK operation whose sizes, or the workspace they "
                    "need, exceed the 32-bit int of a cuSOLVER routine it runs on (the legacy "
@@ -499,12 +601,13 @@ constexpr gpushim_device_plugin kPlugin = {
     .fft_execute = fft_execute,
     .fft_plan_destroy = fft_plan_destroy,
     .status_is_lasting = lasting_status,
+    .device_intact = device_intact,
 };
 
 }  // namespace
 }  // namespace gpushim::cuda
 
 extern "C" __attribute__((visibility("default"))) const gpushim_device_plugin*
-gpushim_device_plugin_v5(void) {
+gpushim_device_plugin_v6(void) {
     return &gpushim::cuda::kPlugin;
 }

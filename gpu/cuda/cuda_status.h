@@ -18,6 +18,8 @@ enum PluginStatus : int {
     kInvalidBlasOperation = 3,
     kInvalidLapackOperation = 4,
     kUnsupportedLapackSize = 5,  // a size beyond the int of a legacy cuSOLVER routine
+    kDeviceReset = 6,            // the program reset the device: all the plugin held is gone
+    kProcessExiting = 7,         // exit has begun: the runtime may be torn down
 };
 
 // cudaError_t values stay below 100000, cublasStatus_t and cusolverStatus_t values below
@@ -25,8 +27,8 @@ enum PluginStatus : int {
 inline constexpr int kCudaStatusBase = 100000;
 inline constexpr int kCublasStatusBase = 200000;
 inline constexpr int kCusolverStatusBase = 300000;
-// CUresult values of the two driver calls the plugin makes (the current context's), below
-// 1000 (kCufftStatusBase, cuda_fft.h, is 400000).
+// CUresult values of the plugin's driver calls (the current context, the primary context's
+// state, a pointer's attributes), below 1000 (kCufftStatusBase, cuda_fft.h, is 400000).
 inline constexpr int kDriverStatusBase = 500000;
 
 // The status of a CUDA runtime call that returned `error`. A failing call also leaves the
@@ -40,12 +42,13 @@ inline int runtime_status(cudaError_t error) {
     return kCudaStatusBase + static_cast<int>(error);
 }
 
-// Whether a plugin status is one of the runtime errors that CUDA documents as leaving the
-// process in an inconsistent state, every later call returning the same error until the
-// process is relaunched (a fault in a kernel, an assert, a lost MPS server, an error the
-// driver contained). cuBLAS, cuSOLVER and cuFFT statuses are never lasting: a corrupted
+// Whether a plugin status is a device reset by the program, or one of the runtime errors that
+// CUDA documents as leaving the process in an inconsistent state, every later call returning the
+// same error until the process is relaunched (a fault in a kernel, an assert, a lost MPS server, an
+// error the driver contained). cuBLAS, cuSOLVER and cuFFT statuses are never lasting: a corrupted
 // context shows up in the next runtime call the plugin makes.
 inline bool status_is_lasting(int status) {
+    if (status == kDeviceReset) return true;
     if (status <= kCudaStatusBase || status >= kCublasStatusBase) return false;
     switch (static_cast<cudaError_t>(status - kCudaStatusBase)) {
         case cudaErrorContained:

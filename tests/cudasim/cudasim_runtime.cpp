@@ -19,8 +19,14 @@
 //                            (default the runtime's, CUDART_VERSION); an older one than the
 //                            runtime's is minor version compatibility, where driver functions
 //                            asked for by a newer version are refused
+//
+// cudaDeviceReset destroys everything made in the current device's context at once, work not
+// yet run included: its streams are unknown from then on, its device memory is gone, and its
+// pinned memory can no longer be touched (a read or write faults, as on a GPU, whose pinned
+// pages are unmapped); the next call that needs the context makes it again.
 #include <cuda.h>
 #include <dlfcn.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <atomic>
@@ -92,7 +98,8 @@ uint64_t environment_number(const char* variable, uint64_t fallback) {
 struct Allocation {
     size_t bytes;
     bool pinned;  // page-locked host memory rather than device memory
-    int device;   // the device whose memory it is; unused for pinned memory
+    int device;   // the device whose memory it is, or whose context pinned it
+    uint64_t id;  // unique for the process, as CU_POINTER_ATTRIBUTE_BUFFER_ID
 };
 
 int device_count_setting() {
@@ -113,6 +120,7 @@ struct Runtime {
     CUstream_st legacy_stream;
     std::set<cudaStream_t> streams;
     std::map<uintptr_t, Allocation> allocations;  // live blocks by start address
+    uint64_t allocations_made = 0;
     size_t device_bytes_used[kMaxDevices] = {};
     size_t capacity = environment_number("CUDASIM_MEMORY", kDefaultCapacity);
     int device_count = device_count_setting();
@@ -260,7 +268,11 @@ cudaError_t allocate(void** address, size_t bytes, bool pinned, int device) {
         }
     }
     const size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-    void* block = std::aligned_alloc(kAlignment, rounded);
+    // Pinned memory is mapped pages of its own, which a device reset can make inaccessible.
+    void* block =
+        pinned ? mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+               : std::aligned_alloc(kAlignment, rounded);
+    if (block == MAP_FAILED) block = nullptr;
     if (block == nullptr) return fail(cudaErrorMemoryAllocation);
     poison(block, rounded);
     std::lock_guard lock(r.mutex);
@@ -271,7 +283,8 @@ cudaError_t allocate(void** address, size_t bytes, bool pinned, int device) {
         }
         r.device_bytes_used[device] += bytes;
     }
-    r.allocations.emplace(reinterpret_cast<uintptr_t>(block), Allocation{bytes, pinned, device});
+    r.allocations.emplace(reinterpret_cast<uintptr_t>(block),
+                          Allocation{bytes, pinned, device, ++r.allocations_made});
     *address = block;
     return cudaSuccess;
 }
@@ -289,8 +302,11 @@ std::optional<Allocation> retire(void* address, bool pinned) {
 }
 
 void release(void* address, const Allocation& retired) {
+    if (retired.pinned) {
+        munmap(address, retired.bytes);
+        return;
+    }
     std::free(address);
-    if (retired.pinned) return;
     Runtime& r = runtime();
     std::lock_guard lock(r.mutex);
     r.device_bytes_used[retired.device] -= retired.bytes;
@@ -340,6 +356,8 @@ int context_device() {
     if (current_context == nullptr && runtime().device_count > 0) {
         make_context(0);
         current_context = &runtime().primary_contexts[0];
+    } else if (current_context != nullptr && !runtime().context_made[current_device()].load()) {
+        make_context(current_device());  // after a device reset
     }
     return current_device();
 }
@@ -409,6 +427,42 @@ void require_host(const char* api, const char* what, const void* address, size_t
         misuse(api, std::string(what) + " runs past the end of its pinned allocation");
     }
 }
+
+namespace {
+
+void reset_device(int device) {
+    Runtime& r = runtime();
+    std::lock_guard lock(r.mutex);
+    for (auto it = r.streams.begin(); it != r.streams.end();) {
+        const cudaStream_t stream = *it;
+        if (stream != &r.legacy_stream && stream->device != device) {
+            ++it;
+            continue;
+        }
+        stream->pending.clear();
+        stream->completed = stream->enqueued;
+        // Never freed, as a destroyed stream: a handle or event may still name it.
+        it = stream == &r.legacy_stream ? std::next(it) : r.streams.erase(it);
+    }
+    // The blocks are never freed either, so that their addresses are not handed out again.
+    for (auto it = r.allocations.begin(); it != r.allocations.end();) {
+        const Allocation& block = it->second;
+        if (block.device != device) {
+            ++it;
+            continue;
+        }
+        if (block.pinned) {
+            mprotect(reinterpret_cast<void*>(it->first), block.bytes, PROT_NONE);
+        } else {
+            r.device_bytes_used[device] -= block.bytes;
+        }
+        it = r.allocations.erase(it);
+    }
+    r.progress.notify_all();
+    r.context_made[device].store(false);
+}
+
+}  // namespace
 
 bool injected_fault() {
     Runtime& r = runtime();
@@ -577,6 +631,12 @@ cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device) {
     return cudaSuccess;
 }
 
+cudaError_t cudaDeviceReset(void) {
+    if (cudasim::runtime().device_count == 0) return fail(cudaErrorNoDevice);
+    cudasim::reset_device(cudasim::current_device());
+    return cudaSuccess;
+}
+
 cudaError_t cudaDeviceSynchronize(void) {
     if (cudasim::device_faulted()) return fail(cudaErrorIllegalAddress);
     cudasim::context_device();
@@ -647,8 +707,8 @@ cudaError_t cudaHostAlloc(void** address, size_t bytes, unsigned int flags) {
     constexpr unsigned kKnownFlags =
         cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined;
     if ((flags & ~kKnownFlags) != 0) return fail(cudaErrorInvalidValue);
-    cudasim::context_device();  // pinned memory belongs to a context too
-    return cudasim::allocate(address, bytes, true, -1);
+    // Pinned memory belongs to a context too, and goes with it.
+    return cudasim::allocate(address, bytes, true, cudasim::context_device());
 }
 
 cudaError_t cudaFreeHost(void* address) {
@@ -854,6 +914,52 @@ CUresult emulated_cuCtxSetCurrent(CUcontext context) {
     return CUDA_SUCCESS;
 }
 
+CUresult emulated_cuDeviceGet(CUdevice* device, int ordinal) {
+    if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    if (!cudasim::valid_device(ordinal)) return CUDA_ERROR_INVALID_DEVICE;
+    *device = ordinal;
+    return CUDA_SUCCESS;
+}
+
+CUresult emulated_cuDevicePrimaryCtxGetState(CUdevice device, unsigned* flags, int* active) {
+    if (flags == nullptr || active == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    if (!cudasim::valid_device(device)) return CUDA_ERROR_INVALID_DEVICE;
+    *flags = 0;
+    *active = cudasim::runtime().context_made[device].load() ? 1 : 0;
+    return CUDA_SUCCESS;
+}
+
+// The retain count is not emulated: a reset destroys the context whatever it is.
+CUresult emulated_cuDevicePrimaryCtxRetain(CUcontext* context, CUdevice device) {
+    if (context == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    if (!cudasim::valid_device(device)) return CUDA_ERROR_INVALID_DEVICE;
+    cudasim::make_context(device);
+    *context = &cudasim::runtime().primary_contexts[device];
+    return CUDA_SUCCESS;
+}
+
+CUresult emulated_cuDevicePrimaryCtxRelease(CUdevice device) {
+    return cudasim::valid_device(device) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+CUresult emulated_cuPointerGetAttribute(void* data, CUpointer_attribute attribute,
+                                        CUdeviceptr pointer) {
+    if (attribute != CU_POINTER_ATTRIBUTE_BUFFER_ID) {
+        cudasim::misuse(
+            "cuPointerGetAttribute",
+            "attribute " + std::to_string(static_cast<int>(attribute)) + " is not emulated");
+    }
+    if (data == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    if (cudasim::current_context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+    uintptr_t start = 0;
+    std::lock_guard lock(cudasim::runtime().mutex);
+    const cudasim::Allocation* block =
+        cudasim::find_allocation(reinterpret_cast<const void*>(pointer), 1, &start);
+    if (block == nullptr) return CUDA_ERROR_INVALID_VALUE;
+    *static_cast<unsigned long long*>(data) = block->id;
+    return CUDA_SUCCESS;
+}
+
 }  // namespace
 
 cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** function,
@@ -871,6 +977,16 @@ cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** function
         *function = reinterpret_cast<void*>(&emulated_cuCtxGetCurrent);
     } else if (name == "cuCtxSetCurrent") {
         *function = reinterpret_cast<void*>(&emulated_cuCtxSetCurrent);
+    } else if (name == "cuDeviceGet") {
+        *function = reinterpret_cast<void*>(&emulated_cuDeviceGet);
+    } else if (name == "cuDevicePrimaryCtxGetState") {
+        *function = reinterpret_cast<void*>(&emulated_cuDevicePrimaryCtxGetState);
+    } else if (name == "cuDevicePrimaryCtxRetain") {
+        *function = reinterpret_cast<void*>(&emulated_cuDevicePrimaryCtxRetain);
+    } else if (name == "cuDevicePrimaryCtxRelease") {
+        *function = reinterpret_cast<void*>(&emulated_cuDevicePrimaryCtxRelease);
+    } else if (name == "cuPointerGetAttribute") {
+        *function = reinterpret_cast<void*>(&emulated_cuPointerGetAttribute);
     } else {
         cudasim::misuse("cudaGetDriverEntryPointByVersion",
                         std::string("the driver's ") + symbol + " is not emulated");

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -336,6 +339,81 @@ TEST(CudasimRuntime, DriverFunctionsOfANewerVersionThanTheDriverAreRefused) {
                                                cudaEnableDefault, nullptr),
               cudaSuccess);
     EXPECT_NE(address, nullptr);
+}
+
+// What cudaDeviceReset leaves, seen through the driver functions the plugin watches with:
+// the context inactive until a call needs it, the same handle, the allocations unknown (new
+// ones with new ids), the streams unknown. In a child: the reset would reach other tests.
+bool device_reset_checks() {
+    auto* state =
+        driver_function<CUresult(CUdevice, unsigned*, int*)>("cuDevicePrimaryCtxGetState");
+    auto* retain = driver_function<CUresult(CUcontext*, CUdevice)>("cuDevicePrimaryCtxRetain");
+    auto* release = driver_function<CUresult(CUdevice)>("cuDevicePrimaryCtxRelease");
+    auto* attribute =
+        driver_function<CUresult(void*, CUpointer_attribute, CUdeviceptr)>("cuPointerGetAttribute");
+    auto* get_device = driver_function<CUresult(CUdevice*, int)>("cuDeviceGet");
+    auto* get_current = driver_function<CUresult(CUcontext*)>("cuCtxGetCurrent");
+    const auto id_of = [&](const void* pointer, unsigned long long* id) {
+        return attribute(id, CU_POINTER_ATTRIBUTE_BUFFER_ID,
+                         reinterpret_cast<CUdeviceptr>(pointer));
+    };
+    bool ok = true;
+    const auto expect = [&](bool holds, const char* what) {
+        if (!holds) std::fprintf(stderr, "FAILED: %s\n", what);
+        ok = ok && holds;
+    };
+    CUdevice device = -1;
+    expect(get_device(&device, 0) == CUDA_SUCCESS && device == 0, "cuDeviceGet(0)");
+    expect(cudaSetDevice(0) == cudaSuccess, "cudaSetDevice");
+    CUcontext before = nullptr;
+    expect(get_current(&before) == CUDA_SUCCESS && before != nullptr, "a current context");
+    void* pinned = nullptr;
+    expect(cudaHostAlloc(&pinned, 64, cudaHostAllocPortable) == cudaSuccess, "cudaHostAlloc");
+    void* block = device_block(64);
+    unsigned long long pinned_id = 0, block_id = 0;
+    expect(id_of(pinned, &pinned_id) == CUDA_SUCCESS && pinned_id != 0, "the pinned block's id");
+    expect(id_of(block, &block_id) == CUDA_SUCCESS && block_id != 0 && block_id != pinned_id,
+           "the device block's id, another");
+    unsigned flags = 0;
+    int active = 0;
+    expect(state(device, &flags, &active) == CUDA_SUCCESS && active == 1, "active before");
+    cudaStream_t stream = new_stream();
+    expect(cudaMemsetAsync(block, 0, 64, stream) == cudaSuccess, "work enqueued");
+
+    expect(cudaDeviceReset() == cudaSuccess, "cudaDeviceReset");
+    expect(state(device, &flags, &active) == CUDA_SUCCESS && active == 0, "inactive after");
+    unsigned long long id = 0;
+    expect(id_of(pinned, &id) == CUDA_ERROR_INVALID_VALUE, "the pinned block unknown");
+    expect(id_of(block, &id) == CUDA_ERROR_INVALID_VALUE, "the device block unknown");
+    expect(cudaStreamSynchronize(stream) == cudaErrorInvalidResourceHandle, "the stream unknown");
+    cudaGetLastError();
+
+    void* again = device_block(64);
+    expect(state(device, &flags, &active) == CUDA_SUCCESS && active == 1, "made again");
+    expect(id_of(again, &id) == CUDA_SUCCESS && id > block_id && id > pinned_id, "a new id");
+    CUcontext primary = nullptr;
+    expect(retain(&primary, device) == CUDA_SUCCESS && primary == before, "the same handle");
+    expect(release(device) == CUDA_SUCCESS, "released");
+    return ok;
+}
+
+TEST(CudasimRuntimeDeathTest, ADeviceResetDestroysWhatItsContextMade) {
+    EXPECT_EXIT(std::exit(device_reset_checks() ? 0 : 1), testing::ExitedWithCode(0), "^$");
+}
+
+TEST(CudasimRuntimeDeathTest, PinnedMemoryFaultsAfterADeviceReset) {
+    void* pinned = nullptr;
+    ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+    ASSERT_EQ(cudaHostAlloc(&pinned, 64, cudaHostAllocPortable), cudaSuccess);
+    static_cast<volatile char*>(pinned)[0] = 1;
+    EXPECT_EXIT(
+        {
+            cudaDeviceReset();
+            static_cast<volatile char*>(pinned)[0] = 2;
+            std::exit(0);
+        },
+        testing::KilledBySignal(SIGSEGV), "");
+    EXPECT_EQ(cudaFreeHost(pinned), cudaSuccess);
 }
 
 TEST(CudasimRuntimeDeathTest, UnemulatedDriverFunctionsStop) {

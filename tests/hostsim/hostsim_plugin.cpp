@@ -17,7 +17,12 @@
 // CUDA 12.0's cuSOLVER potrf did (a test that the host never reads a stale INFO as success);
 // GPUSHIM_HOSTSIM_LOSE_DEVICE_AT=N makes the N-th device operation and everything after it
 // (operations, queues, events, pinned memory, FFT plans) fail with a lasting status, as a CUDA
-// context does after a sticky error (a test that the host then stops offloading).
+// context does after a sticky error (a test that the host then stops offloading);
+// GPUSHIM_HOSTSIM_RESET_AT=N makes the N-th question whether the device is intact, and every
+// later one, answer that the program reset it, as after a cudaDeviceReset (the device itself
+// keeps working: the emulated CUDA runtime's reset tests that nothing is used afterwards);
+// GPUSHIM_HOSTSIM_UNASKABLE_AT=N makes the N-th such question alone answer that the device
+// cannot be asked now.
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -51,6 +56,8 @@ enum Status : int {
     kUnknownPointer = 4,
     kNotHermitian = 5,
     kDeviceLost = 6,
+    kDeviceReset = 7,
+    kUnaskable = 8,
 };
 
 struct Queue {};
@@ -73,6 +80,9 @@ struct Device {
     uint64_t wrong_every = 0;
     uint64_t lose_device_at = 0;
     std::atomic<bool> lost{false};
+    uint64_t reset_at = 0;
+    uint64_t unaskable_at = 0;
+    std::atomic<uint64_t> intact_questions{0};
     std::atomic<uint64_t> results{0};  // BLAS and LAPACK results, for wrong_every
 };
 
@@ -120,6 +130,8 @@ int init(const gpushim_host_services* services) {
     d.unwritten_info = parse_unsigned("GPUSHIM_HOSTSIM_UNWRITTEN_INFO", 0) != 0;
     d.wrong_every = parse_unsigned("GPUSHIM_HOSTSIM_WRONG_EVERY", 0);
     d.lose_device_at = parse_unsigned("GPUSHIM_HOSTSIM_LOSE_DEVICE_AT", 0);
+    d.reset_at = parse_unsigned("GPUSHIM_HOSTSIM_RESET_AT", 0);
+    d.unaskable_at = parse_unsigned("GPUSHIM_HOSTSIM_UNASKABLE_AT", 0);
     d.pinned_capacity =
         parse_unsigned("GPUSHIM_HOSTSIM_PINNED_MEMORY", std::numeric_limits<std::size_t>::max());
     // Its one device is the one any choice comes to; asked, as a plugin does, so that the
@@ -149,6 +161,10 @@ const char* describe_error(int status) {
             return "hostsim: C2R input with an imaginary DC or Nyquist term (not Hermitian)";
         case kDeviceLost:
             return "hostsim: device lost (GPUSHIM_HOSTSIM_LOSE_DEVICE_AT)";
+        case kDeviceReset:
+            return "hostsim: the program reset the device (GPUSHIM_HOSTSIM_RESET_AT)";
+        case kUnaskable:
+            return "hostsim: the device cannot be asked now (GPUSHIM_HOSTSIM_UNASKABLE_AT)";
         default:
             return "hostsim: unknown status";
     }
@@ -1062,6 +1078,13 @@ int fft_execute(gpushim_fft_plan plan, void* dev_in, void* dev_out, gpushim_queu
     return reinterpret_cast<const HostFftPlan*>(plan)->execute(dev_in, dev_out);
 }
 
+int device_intact() {
+    Device& d = device();
+    const uint64_t question = d.intact_questions.fetch_add(1) + 1;
+    if (d.reset_at != 0 && question >= d.reset_at) return kDeviceReset;
+    return question == d.unaskable_at ? kUnaskable : kOk;
+}
+
 int fft_plan_destroy(gpushim_fft_plan plan) {
     delete reinterpret_cast<HostFftPlan*>(plan);
     return kOk;
@@ -1093,12 +1116,14 @@ const gpushim_device_plugin kPlugin{
     .fft_plan_create = fft_plan_create,
     .fft_execute = fft_execute,
     .fft_plan_destroy = fft_plan_destroy,
-    .status_is_lasting = [](int status) { return status == kDeviceLost ? 1 : 0; },
+    .status_is_lasting =
+        [](int status) { return status == kDeviceLost || status == kDeviceReset ? 1 : 0; },
+    .device_intact = device_intact,
 };
 
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) const gpushim_device_plugin*
-gpushim_device_plugin_v5() {
+gpushim_device_plugin_v6() {
     return &kPlugin;
 }

@@ -50,6 +50,11 @@ libraries CUDASIM_STICKY_FAULT_AT, a kernel's illegal address, CUDA's sticky err
     one call tried the device and failed (on CUDA the solve, whose GETRS fails first and the
     wait for its queue then says the device is lost): every later one ran on the CPU, traced
     as "the GPU was lost earlier in this process"
+A device the program resets (on the CUDA plugin, a cudaDeviceReset between the solve and the
+products, after which touching a pinned buffer faults; again with the program's cudaFree(0)
+after it, which makes a new context; hostsim's GPUSHIM_HOSTSIM_RESET_AT): results correct, one warning, that the program reset the device,
+no call failed (the reset was seen before the device was used), the products on the CPU,
+traced as lost, the report's backend says so
 GPUSHIM_DEVICE (the emulated CUDA libraries with two devices; hostsim has one):
   - local-rank with OMPI_COMM_WORLD_LOCAL_RANK=3, products and a solve: offloaded to
     device 3 mod the count (the info log says which, and the CUDA plugin's description),
@@ -83,6 +88,15 @@ if "solve" in sys.argv[2:]:  # a solve first: backward error |A y - b| <= c n ep
     if not err <= bound:
         bad += 1
         print(f"WRONG solve n={n}: |A y - b| {err:.3g} > {bound:.3g}")
+if "reset" in sys.argv[2:]:  # the program resets the device, as cudaDeviceReset does
+    import ctypes
+    cudart = ctypes.CDLL("libcudart.so.13")
+    status = cudart.cudaDeviceReset()
+    if status == 0 and "reinit" in sys.argv[2:]:  # and uses CUDA again: a new context
+        status = cudart.cudaFree(None)
+    if status != 0:
+        bad += 1
+        print(f"WRONG cudaDeviceReset or cudaFree(0) returned {status}")
 for dt in (np.float64, np.complex128, np.float32):
     a = r.standard_normal((n, n)).astype(dt)
     b = r.standard_normal((n, n)).astype(dt)
@@ -217,6 +231,7 @@ def main() -> int:
     # A device lost for good, after the first calls: "lost" is the most calls that may have
     # failed on it.
     lost_warning = "the GPU can no longer be used by this process"
+    reset_warning = lost_warning + " (the program reset the device (cudaDeviceReset"
     lost_trace = "trace: zgemm m=120 n=120 k=120: CPU, "
     if os.environ.get(st.CUDASIM_VARIABLE) == "1":
         # The 7th allocation or library call is the solve's GETRF: its GETRS, a library call,
@@ -225,6 +240,19 @@ def main() -> int:
                       {"@solve": True, "CUDASIM_STICKY_FAULT_AT": "7", "GPUSHIM_LOG": "trace"},
                       {"lost": 1, "stderr_has": lost_warning, "stderr_has_too": lost_trace,
                        "stderr_has_also": "the GPU was lost earlier in this process"}))
+    if backend == "cuda":  # the emulated CUDA libraries, or a GPU
+        cases.append(("device reset by the program", 120, {},
+                      {"@solve": True, "@reset": True, "GPUSHIM_LOG": "trace"},
+                      {"reset": "dgesv", "stderr_has": reset_warning,
+                       "stderr_has_too": lost_trace,
+                       "stderr_has_also": "the GPU was lost earlier in this process"}))
+        cases.append(("device reset by the program, which then uses CUDA again", 120, {},
+                      {"@solve": True, "@reset": True, "@reinit": True},
+                      {"reset": "dgesv", "stderr_has": reset_warning}))
+    cases.append(("device reset", 120, {},
+                  {"@solve": True, "GPUSHIM_HOSTSIM_RESET_AT": "3", "GPUSHIM_LOG": "trace"},
+                  {"reset": "dgesv", "stderr_has": "the GPU can no longer be used by this process "
+                   "(hostsim: the program reset the device", "stderr_has_too": lost_trace}))
     cases.append(("device lost", 120, {},
                   {"@solve": True, "GPUSHIM_HOSTSIM_LOSE_DEVICE_AT": "12", "GPUSHIM_LOG": "trace"},
                   {"lost": 1, "stderr_has": lost_warning, "stderr_has_too": lost_trace,
@@ -271,6 +299,8 @@ def main() -> int:
             extra = dict(extra)
             solve = ["solve"] if extra.pop("@solve", False) else []
             solve += ["eigh"] if extra.pop("@eigh", False) else []
+            solve += ["reset"] if extra.pop("@reset", False) else []
+            solve += ["reinit"] if extra.pop("@reinit", False) else []
             if "@config" in extra:
                 config = os.path.join(rdir, "gpushim.conf")
                 text = extra.pop("@config")
@@ -308,7 +338,8 @@ def main() -> int:
                 mine.append(f"warned {res.stderr.count(expect['stderr_has'])} times "
                             f"(want once)")
             lost = expect.get("lost")
-            if lost and res.stderr.count("warning:") != 1:
+            reset = expect.get("reset")
+            if (lost or reset is not None) and res.stderr.count("warning:") != 1:
                 mine.append(f"{res.stderr.count('warning:')} warnings (want one, that the GPU "
                             f"was lost)")
             gpu = expect.get("gpu")
@@ -337,6 +368,22 @@ def main() -> int:
                 if not 1 <= failed <= lost:
                     mine.append(f"{failed} calls failed on the lost device (want 1 to {lost}: "
                                 f"the later ones on the CPU at once)")
+                backends = [st.load_report_backend(f) for f in files]
+                if not backends or not all(", lost (" in b for b in backends):
+                    mine.append(f"the reports' backends do not say it was lost: {backends}")
+            if reset is not None:
+                files = st.report_files(rdir)
+                rep = st.load_reports(rdir, files)
+                st.log(st.format_report(rep))
+                failed = sum(r["fallbacks"] for r in rep.values())
+                if failed:
+                    mine.append(f"{failed} calls failed on the reset device (want none: the "
+                                f"reset is seen before the device is used)")
+                on_gpu = {k: v["gpu_calls"] for k, v in rep.items() if v["gpu_calls"]}
+                if reset and set(on_gpu) != set(reset.split(",")):
+                    mine.append(f"on the GPU: {on_gpu} (want {reset}, before the reset)")
+                if any(k.endswith("gemm") for k in on_gpu):
+                    mine.append(f"products after the reset on the GPU: {on_gpu}")
                 backends = [st.load_report_backend(f) for f in files]
                 if not backends or not all(", lost (" in b for b in backends):
                     mine.append(f"the reports' backends do not say it was lost: {backends}")

@@ -111,6 +111,10 @@ inline bool load_plugin(const char* path) {
 
 inline void log_message(int level, const char* message) {
     std::printf("  [plugin log %d] %s\n", level, message);
+    // Said where the driver answers otherwise than the plugin expects: on a GPU, a defect.
+    if (std::strstr(message, "cannot be watched for") != nullptr) {
+        report(false, "the plugin can watch for a device reset by the program");
+    }
 }
 
 // The host's account of the device memory the plugin holds for itself, as libgpushim.so keeps
@@ -214,6 +218,11 @@ inline void allocation_beyond_the_device() {
 }
 
 inline int finish() {
+    if (plugin->device_intact != nullptr) {
+        const int s = plugin->device_intact();
+        report(s == 0, format("device_intact after the checks: %d (%s)", s,
+                              s == 0 ? "intact" : plugin->describe_error(s)));
+    }
     report(account.held == 0,
            format("device memory the plugin took for itself (%zu takes, at most %zu bytes held) "
                   "was given back: %zu bytes still held",

@@ -132,5 +132,44 @@ TEST(PluginLoaderDeathTest, AFailureThatDoesNotLastLeavesTheDeviceInUse) {
                 testing::ExitedWithCode(0), "");
 }
 
+// The plugin's answer that the program reset the device (hostsim: GPUSHIM_HOSTSIM_RESET_AT,
+// as the CUDA plugin's after a cudaDeviceReset) ends offloading for the process, said once;
+// an answer that the device cannot be asked now keeps that one call off the device.
+TEST(PluginLoaderDeathTest, ADeviceResetByTheProgramEndsOffloadingForTheProcess) {
+    EXPECT_EXIT(testing_support::on_host_simulated_device(
+                    std::size_t{1} << 20,
+                    [] {
+                        ASSERT_NE(backend(), nullptr);
+                        EXPECT_EQ(backend(), nullptr);
+                        EXPECT_TRUE(device_lost());
+                        EXPECT_EQ(backend(), nullptr);
+                        EXPECT_NE(
+                            backend_summary().find(", lost (hostsim: the program reset the device "
+                                                   "(GPUSHIM_HOSTSIM_RESET_AT))"),
+                            std::string::npos)
+                            << backend_summary();
+                    },
+                    {{"GPUSHIM_HOSTSIM_RESET_AT", "2"}, {"GPUSHIM_LOG", "warn"}}),
+                testing::ExitedWithCode(0),
+                "^gpushim: warning: the GPU can no longer be used by this process \\(hostsim: "
+                "the program reset the device \\(GPUSHIM_HOSTSIM_RESET_AT\\)\\): every later "
+                "call runs on the CPU; only a new process may use the GPU again\n$");
+}
+
+TEST(PluginLoaderDeathTest, ADeviceThatCannotBeAskedNowSkipsThatCallAlone) {
+    EXPECT_EXIT(testing_support::on_host_simulated_device(
+                    std::size_t{1} << 20,
+                    [] {
+                        const gpushim_device_plugin* plugin = backend();
+                        ASSERT_NE(plugin, nullptr);
+                        EXPECT_EQ(backend(), nullptr);
+                        EXPECT_FALSE(device_lost());
+                        EXPECT_EQ(backend(), plugin);
+                        EXPECT_EQ(backend_summary().find("lost"), std::string::npos);
+                    },
+                    {{"GPUSHIM_HOSTSIM_UNASKABLE_AT", "2"}, {"GPUSHIM_LOG", "warn"}}),
+                testing::ExitedWithCode(0), "^$");
+}
+
 }  // namespace
 }  // namespace gpushim::gpu
