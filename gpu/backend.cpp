@@ -185,8 +185,8 @@ bool note_failure_status(const gpushim_device_plugin& plugin, int status) {
         const auto* description = new std::string(plugin.describe_error(status));
         lost_description.store(description);
         log::write(log::Level::warn,
-                   "the GPU can no longer be used by this process (%s): every later call runs "
-                   "on the CPU; only a new process may use the GPU again",
+                   "gpushim can no longer use the GPU in this process (%s): every later call "
+                   "runs on the CPU",
                    description->c_str());
     }
     return true;

@@ -46,7 +46,8 @@ struct PluginState {
     // from the one the plugin set up: the primary context is inactive, or another, or no
     // longer knows a pinned sentinel buffer by the allocation id it had. A reset frees every
     // allocation and stream of the context, and the pages of pinned buffers with them.
-    // sentinel_id 0: not watched (the driver functions or the id could not be had).
+    // Not watched where the driver functions or the id could not be had.
+    bool watching = false;
     CUdevice driver_device = 0;
     CUresult (*primary_context_state)(CUdevice, unsigned*, int*) = nullptr;
     CUresult (*retain_primary_context)(CUcontext*, CUdevice) = nullptr;
@@ -224,6 +225,10 @@ void watch_for_reset() {
         });
     }
     if (status != kSuccess) {
+        if (plugin.sentinel != nullptr) {
+            on_plugin_device([] { return runtime_status(cudaFreeHost(plugin.sentinel)); });
+            plugin.sentinel = nullptr;
+        }
         char message[512];
         std::snprintf(message, sizeof message,
                       "cuda plugin: a device reset by the program cannot be watched for (%s): "
@@ -233,6 +238,7 @@ void watch_for_reset() {
         return;
     }
     plugin.sentinel_id = id;
+    plugin.watching = true;
 }
 
 int init(const gpushim_host_services* services) {
@@ -264,7 +270,7 @@ int init(const gpushim_host_services* services) {
 
 int device_intact() {
     if (process_exiting.load(std::memory_order_relaxed)) return kProcessExiting;
-    if (plugin.sentinel_id == 0) return kSuccess;
+    if (!plugin.watching) return kSuccess;
     unsigned flags = 0;
     int active = 0;
     if (const int status =

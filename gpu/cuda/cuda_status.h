@@ -4,6 +4,7 @@
 #define GPUSHIM_GPU_CUDA_CUDA_STATUS_H
 
 #include <cublas_v2.h>
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <cusolver_common.h>
 
@@ -42,13 +43,34 @@ inline int runtime_status(cudaError_t error) {
     return kCudaStatusBase + static_cast<int>(error);
 }
 
-// Whether a plugin status is a device reset by the program, or one of the runtime errors that
-// CUDA documents as leaving the process in an inconsistent state, every later call returning the
-// same error until the process is relaunched (a fault in a kernel, an assert, a lost MPS server, an
-// error the driver contained). cuBLAS, cuSOLVER and cuFFT statuses are never lasting: a corrupted
-// context shows up in the next runtime call the plugin makes.
+// Whether a plugin status is a device reset by the program, or one of the runtime or driver
+// errors that CUDA documents as leaving the process in an inconsistent state, every later call
+// returning the same error until the process is relaunched (a fault in a kernel, an assert, a
+// lost MPS server, an error the driver contained). A driver call of the plugin's may be the
+// first to see one (the program's own kernel faulted). cuBLAS, cuSOLVER and cuFFT statuses are
+// never lasting: a corrupted context shows up in the next runtime call the plugin makes.
 inline bool status_is_lasting(int status) {
     if (status == kDeviceReset) return true;
+    if (status > kDriverStatusBase) {
+        switch (static_cast<CUresult>(status - kDriverStatusBase)) {
+            case CUDA_ERROR_CONTAINED:
+            case CUDA_ERROR_ILLEGAL_ADDRESS:
+            case CUDA_ERROR_LAUNCH_TIMEOUT:
+            case CUDA_ERROR_ASSERT:
+            case CUDA_ERROR_HARDWARE_STACK_ERROR:
+            case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+            case CUDA_ERROR_MISALIGNED_ADDRESS:
+            case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+            case CUDA_ERROR_INVALID_PC:
+            case CUDA_ERROR_LAUNCH_FAILED:
+            case CUDA_ERROR_TENSOR_MEMORY_LEAK:
+            case CUDA_ERROR_MPS_CLIENT_TERMINATED:
+            case CUDA_ERROR_EXTERNAL_DEVICE:
+                return true;
+            default:
+                return false;
+        }
+    }
     if (status <= kCudaStatusBase || status >= kCublasStatusBase) return false;
     switch (static_cast<cudaError_t>(status - kCudaStatusBase)) {
         case cudaErrorContained:

@@ -40,6 +40,10 @@
 #include <functional>
 #include <string>
 
+// Not CUDA's: stands in for a kernel of the program's own that faults the device (an illegal
+// address), for test programs, which find it in the runtime by name.
+extern "C" cudaError_t cudasimFaultDevice(void);
+
 namespace cudasim {
 
 // Runs `work` on `stream` after everything enqueued on it before, at the latest when the host

@@ -21,9 +21,12 @@
 //                            asked for by a newer version are refused
 //
 // cudaDeviceReset destroys everything made in the current device's context at once, work not
-// yet run included: its streams are unknown from then on, its device memory is gone, and its
-// pinned memory can no longer be touched (a read or write faults, as on a GPU, whose pinned
-// pages are unmapped); the next call that needs the context makes it again.
+// yet run included: its streams are unknown from then on, its device memory is gone (not what
+// came from a memory pool, as CUDA documents), and its pinned memory can no longer be touched
+// (a read or write faults, as on a GPU, whose pinned pages are unmapped); the next call that
+// needs the context makes it again. cudasimFaultDevice(), not CUDA's, stands in for a kernel of
+// the program's own that faults: from then on the device is as after CUDASIM_STICKY_FAULT_AT,
+// and the driver functions the plugin asks before each call return the sticky error too.
 #include <cuda.h>
 #include <dlfcn.h>
 #include <sys/mman.h>
@@ -100,6 +103,7 @@ struct Allocation {
     bool pinned;  // page-locked host memory rather than device memory
     int device;   // the device whose memory it is, or whose context pinned it
     uint64_t id;  // unique for the process, as CU_POINTER_ATTRIBUTE_BUFFER_ID
+    bool stream_ordered;  // from a memory pool, which a device reset leaves alone
 };
 
 int device_count_setting() {
@@ -284,7 +288,7 @@ cudaError_t allocate(void** address, size_t bytes, bool pinned, int device) {
         r.device_bytes_used[device] += bytes;
     }
     r.allocations.emplace(reinterpret_cast<uintptr_t>(block),
-                          Allocation{bytes, pinned, device, ++r.allocations_made});
+                          Allocation{bytes, pinned, device, ++r.allocations_made, false});
     *address = block;
     return cudaSuccess;
 }
@@ -430,6 +434,12 @@ void require_host(const char* api, const char* what, const void* address, size_t
 
 namespace {
 
+void mark_stream_ordered(void* address) {
+    Runtime& r = runtime();
+    std::lock_guard lock(r.mutex);
+    r.allocations.at(reinterpret_cast<uintptr_t>(address)).stream_ordered = true;
+}
+
 void reset_device(int device) {
     Runtime& r = runtime();
     std::lock_guard lock(r.mutex);
@@ -447,7 +457,9 @@ void reset_device(int device) {
     // The blocks are never freed either, so that their addresses are not handed out again.
     for (auto it = r.allocations.begin(); it != r.allocations.end();) {
         const Allocation& block = it->second;
-        if (block.device != device) {
+        // CUDA: "cudaDeviceReset() will not destroy memory allocations by cudaMallocAsync() and
+        // cudaMallocFromPoolAsync()".
+        if (block.device != device || block.stream_ordered) {
             ++it;
             continue;
         }
@@ -631,6 +643,13 @@ cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device) {
     return cudaSuccess;
 }
 
+// Not CUDA's: the test programs' stand-in for a kernel of their own that faults the device
+// (an illegal address), after which every call that needs the context fails.
+cudaError_t cudasimFaultDevice(void) {
+    cudasim::runtime().faulted.store(true);
+    return cudaSuccess;
+}
+
 cudaError_t cudaDeviceReset(void) {
     if (cudasim::runtime().device_count == 0) return fail(cudaErrorNoDevice);
     cudasim::reset_device(cudasim::current_device());
@@ -679,7 +698,9 @@ cudaError_t cudaMallocFromPoolAsync(void** address, size_t bytes, cudaMemPool_t 
     if (!cudasim::default_pool(pool) || !cudasim::known_stream(stream)) {
         return fail(cudaErrorInvalidValue);
     }
-    return cudasim::allocate(address, bytes, false, pool->device);
+    const cudaError_t status = cudasim::allocate(address, bytes, false, pool->device);
+    if (status == cudaSuccess && *address != nullptr) cudasim::mark_stream_ordered(*address);
+    return status;
 }
 
 // The emulated pool keeps no memory of its own: a block freed in stream order goes back to
@@ -921,7 +942,11 @@ CUresult emulated_cuDeviceGet(CUdevice* device, int ordinal) {
     return CUDA_SUCCESS;
 }
 
+// The driver functions the plugin asks before each call return a sticky error first seen
+// there, as CUDA's driver functions "may also return error codes from previous, asynchronous
+// launches".
 CUresult emulated_cuDevicePrimaryCtxGetState(CUdevice device, unsigned* flags, int* active) {
+    if (cudasim::device_faulted()) return CUDA_ERROR_ILLEGAL_ADDRESS;
     if (flags == nullptr || active == nullptr) return CUDA_ERROR_INVALID_VALUE;
     if (!cudasim::valid_device(device)) return CUDA_ERROR_INVALID_DEVICE;
     *flags = 0;
@@ -931,6 +956,7 @@ CUresult emulated_cuDevicePrimaryCtxGetState(CUdevice device, unsigned* flags, i
 
 // The retain count is not emulated: a reset destroys the context whatever it is.
 CUresult emulated_cuDevicePrimaryCtxRetain(CUcontext* context, CUdevice device) {
+    if (cudasim::device_faulted()) return CUDA_ERROR_ILLEGAL_ADDRESS;
     if (context == nullptr) return CUDA_ERROR_INVALID_VALUE;
     if (!cudasim::valid_device(device)) return CUDA_ERROR_INVALID_DEVICE;
     cudasim::make_context(device);
@@ -949,6 +975,7 @@ CUresult emulated_cuPointerGetAttribute(void* data, CUpointer_attribute attribut
             "cuPointerGetAttribute",
             "attribute " + std::to_string(static_cast<int>(attribute)) + " is not emulated");
     }
+    if (cudasim::device_faulted()) return CUDA_ERROR_ILLEGAL_ADDRESS;
     if (data == nullptr) return CUDA_ERROR_INVALID_VALUE;
     if (cudasim::current_context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
     uintptr_t start = 0;

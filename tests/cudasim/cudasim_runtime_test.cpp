@@ -379,12 +379,18 @@ bool device_reset_checks() {
     expect(state(device, &flags, &active) == CUDA_SUCCESS && active == 1, "active before");
     cudaStream_t stream = new_stream();
     expect(cudaMemsetAsync(block, 0, 64, stream) == cudaSuccess, "work enqueued");
+    cudaMemPool_t pool = nullptr;
+    void* pooled = nullptr;
+    expect(cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess &&
+               cudaMallocFromPoolAsync(&pooled, 64, pool, stream) == cudaSuccess,
+           "a block from the memory pool");
 
     expect(cudaDeviceReset() == cudaSuccess, "cudaDeviceReset");
     expect(state(device, &flags, &active) == CUDA_SUCCESS && active == 0, "inactive after");
     unsigned long long id = 0;
     expect(id_of(pinned, &id) == CUDA_ERROR_INVALID_VALUE, "the pinned block unknown");
     expect(id_of(block, &id) == CUDA_ERROR_INVALID_VALUE, "the device block unknown");
+    expect(id_of(pooled, &id) == CUDA_SUCCESS, "the pool's block kept, as CUDA documents");
     expect(cudaStreamSynchronize(stream) == cudaErrorInvalidResourceHandle, "the stream unknown");
     cudaGetLastError();
 
@@ -399,6 +405,25 @@ bool device_reset_checks() {
 
 TEST(CudasimRuntimeDeathTest, ADeviceResetDestroysWhatItsContextMade) {
     EXPECT_EXIT(std::exit(device_reset_checks() ? 0 : 1), testing::ExitedWithCode(0), "^$");
+}
+
+// The test programs' stand-in for a kernel of their own that faults: runtime calls and the
+// driver functions the plugin asks before each call return the sticky error.
+TEST(CudasimRuntimeDeathTest, AFaultOfTheProgramsKernelIsSticky) {
+    EXPECT_EXIT(
+        {
+            auto* state =
+                driver_function<CUresult(CUdevice, unsigned*, int*)>("cuDevicePrimaryCtxGetState");
+            unsigned flags = 0;
+            int active = 0;
+            const bool before = cudaSetDevice(0) == cudaSuccess &&
+                                state(0, &flags, &active) == CUDA_SUCCESS && active == 1;
+            cudasimFaultDevice();
+            const bool after = state(0, &flags, &active) == CUDA_ERROR_ILLEGAL_ADDRESS &&
+                               cudaDeviceSynchronize() == cudaErrorIllegalAddress;
+            std::exit(before && after ? 0 : 1);
+        },
+        testing::ExitedWithCode(0), "^$");
 }
 
 TEST(CudasimRuntimeDeathTest, PinnedMemoryFaultsAfterADeviceReset) {

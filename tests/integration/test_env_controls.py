@@ -88,6 +88,9 @@ if "solve" in sys.argv[2:]:  # a solve first: backward error |A y - b| <= c n ep
     if not err <= bound:
         bad += 1
         print(f"WRONG solve n={n}: |A y - b| {err:.3g} > {bound:.3g}")
+if "fault" in sys.argv[2:]:  # a kernel of the program's own faults (emulated CUDA only)
+    import ctypes
+    ctypes.CDLL("libcudart.so.13").cudasimFaultDevice()
 if "reset" in sys.argv[2:]:  # the program resets the device, as cudaDeviceReset does
     import ctypes
     cudart = ctypes.CDLL("libcudart.so.13")
@@ -230,12 +233,18 @@ def main() -> int:
 
     # A device lost for good, after the first calls: "lost" is the most calls that may have
     # failed on it.
-    lost_warning = "the GPU can no longer be used by this process"
+    lost_warning = "gpushim can no longer use the GPU in this process"
     reset_warning = lost_warning + " (the program reset the device (cudaDeviceReset"
     lost_trace = "trace: zgemm m=120 n=120 k=120: CPU, "
     if os.environ.get(st.CUDASIM_VARIABLE) == "1":
         # The 7th allocation or library call is the solve's GETRF: its GETRS, a library call,
         # fails first, and the wait for its stream says the device is lost.
+        # A kernel of the program's faults between two calls of the library: the plugin's driver
+        # calls before the next one see the sticky error; no call fails.
+        cases.append(("device lost (the program's kernel faulted)", 120, {},
+                      {"@solve": True, "@fault": True, "GPUSHIM_LOG": "trace"},
+                      {"reset": "dgesv", "stderr_has": lost_warning + " (CUDA driver error 700",
+                       "stderr_has_too": lost_trace}))
         cases.append(("device lost (sticky error)", 120, {},
                       {"@solve": True, "CUDASIM_STICKY_FAULT_AT": "7", "GPUSHIM_LOG": "trace"},
                       {"lost": 1, "stderr_has": lost_warning, "stderr_has_too": lost_trace,
@@ -251,8 +260,8 @@ def main() -> int:
                       {"reset": "dgesv", "stderr_has": reset_warning}))
     cases.append(("device reset", 120, {},
                   {"@solve": True, "GPUSHIM_HOSTSIM_RESET_AT": "3", "GPUSHIM_LOG": "trace"},
-                  {"reset": "dgesv", "stderr_has": "the GPU can no longer be used by this process "
-                   "(hostsim: the program reset the device", "stderr_has_too": lost_trace}))
+                  {"reset": "dgesv", "stderr_has": lost_warning + " (hostsim: the program reset "
+                   "the device", "stderr_has_too": lost_trace}))
     cases.append(("device lost", 120, {},
                   {"@solve": True, "GPUSHIM_HOSTSIM_LOSE_DEVICE_AT": "12", "GPUSHIM_LOG": "trace"},
                   {"lost": 1, "stderr_has": lost_warning, "stderr_has_too": lost_trace,
@@ -301,6 +310,7 @@ def main() -> int:
             solve += ["eigh"] if extra.pop("@eigh", False) else []
             solve += ["reset"] if extra.pop("@reset", False) else []
             solve += ["reinit"] if extra.pop("@reinit", False) else []
+            solve += ["fault"] if extra.pop("@fault", False) else []
             if "@config" in extra:
                 config = os.path.join(rdir, "gpushim.conf")
                 text = extra.pop("@config")

@@ -112,9 +112,9 @@ TEST(PluginLoaderDeathTest, ALastingFailureEndsOffloadingForTheProcess) {
                     },
                     {{"GPUSHIM_HOSTSIM_LOSE_DEVICE_AT", "1"}, {"GPUSHIM_LOG", "warn"}}),
                 testing::ExitedWithCode(0),
-                "^gpushim: warning: the GPU can no longer be used by this process \\(hostsim: "
+                "^gpushim: warning: gpushim can no longer use the GPU in this process \\(hostsim: "
                 "device lost \\(GPUSHIM_HOSTSIM_LOSE_DEVICE_AT\\)\\): every later call runs on "
-                "the CPU; only a new process may use the GPU again\n$");
+                "the CPU\n$");
 }
 
 TEST(PluginLoaderDeathTest, AFailureThatDoesNotLastLeavesTheDeviceInUse) {
@@ -151,9 +151,9 @@ TEST(PluginLoaderDeathTest, ADeviceResetByTheProgramEndsOffloadingForTheProcess)
                     },
                     {{"GPUSHIM_HOSTSIM_RESET_AT", "2"}, {"GPUSHIM_LOG", "warn"}}),
                 testing::ExitedWithCode(0),
-                "^gpushim: warning: the GPU can no longer be used by this process \\(hostsim: "
+                "^gpushim: warning: gpushim can no longer use the GPU in this process \\(hostsim: "
                 "the program reset the device \\(GPUSHIM_HOSTSIM_RESET_AT\\)\\): every later "
-                "call runs on the CPU; only a new process may use the GPU again\n$");
+                "call runs on the CPU\n$");
 }
 
 TEST(PluginLoaderDeathTest, ADeviceThatCannotBeAskedNowSkipsThatCallAlone) {
