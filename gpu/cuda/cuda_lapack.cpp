@@ -554,19 +554,20 @@ int sytrf(const gpushim_lapack_op& op, LapackState& state) {
 // workspace (known only once the step has reserved its workspace, which may move it).
 enum class InfoTo { caller, scratch };
 
-// Xsytrs's workspaces for B := A^-1 B with `nrhs` columns (its query reads no array).
+// Xsytrs's workspaces for B := A^-1 B with `nrhs` columns at b, ldb. The query reads no array:
+// a B not yet placed (SYTRI's, in the workspace being sized) may be given as any pointer.
 struct SolveWorkspaces {
     size_t device_bytes = 0;
     size_t host_bytes = 0;
 };
 
 template <class T>
-int sytrs_workspaces(const gpushim_lapack_op& op, int64_t nrhs, SolveWorkspaces& sizes,
-                     LapackState& state) {
+int sytrs_workspaces(const gpushim_lapack_op& op, int64_t nrhs, void* b, int64_t ldb,
+                     SolveWorkspaces& sizes, LapackState& state) {
     constexpr cudaDataType type = Element<T>::kType;
-    return status_from(cusolverDnXsytrs_bufferSize(
-        state.solver, fill(op.uplo), op.n, nrhs, type, op.a, op.lda, op.ipiv, type, op.a,
-        std::max<int64_t>(1, op.n), &sizes.device_bytes, &sizes.host_bytes));
+    return status_from(cusolverDnXsytrs_bufferSize(state.solver, fill(op.uplo), op.n, nrhs, type,
+                                                   op.a, op.lda, op.ipiv, type, b, ldb,
+                                                   &sizes.device_bytes, &sizes.host_bytes));
 }
 
 // B := A^-1 B (n x nrhs at b, ldb) with SYTRF's factor and (int64) pivots in a and op.ipiv,
@@ -583,7 +584,9 @@ int enqueue_sytrs(const gpushim_lapack_op& op, int64_t nrhs, void* b, int64_t ld
 template <class T>
 int sytrs(const gpushim_lapack_op& op, InfoTo info_to, LapackState& state) {
     SolveWorkspaces sizes;
-    if (const int status = sytrs_workspaces<T>(op, op.nrhs, sizes, state)) return status;
+    if (const int status = sytrs_workspaces<T>(op, op.nrhs, op.b, op.ldb, sizes, state)) {
+        return status;
+    }
     if (const int status = reserve_workspaces(state, sizes.device_bytes, sizes.host_bytes)) {
         return status;
     }
@@ -604,7 +607,7 @@ int sytri(const gpushim_lapack_op& op, LapackState& state) {
     if (!fits_int({op.n, op.lda, op.n * (op.n + 1) / 2})) return kUnsupportedLapackSize;
     const size_t n = static_cast<size_t>(op.n);
     SolveWorkspaces sizes;
-    if (const int status = sytrs_workspaces<T>(op, op.n, sizes, state)) return status;
+    if (const int status = sytrs_workspaces<T>(op, op.n, op.a, op.n, sizes, state)) return status;
     const size_t identity_at =
         (sizes.device_bytes + kScratchBytes - 1) / kScratchBytes * kScratchBytes;
     const size_t identity_bytes = n * n * sizeof(T);
