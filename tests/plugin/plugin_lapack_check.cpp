@@ -44,7 +44,9 @@
 //     random x to |A||x| + |L||D||L^T||x| times n eps, the other triangle kept; INFO > 0 for
 //     a zero row and column; SYTRI of the plugin's SYTRF factors: |A inv(A) - I|, the other
 //     triangle kept, the pivots unchanged; SYTRS with them and SYSV (one to 2100 right-hand
-//     sides): |A X - B|, and SYSV's INFO > 0 for a zero row and column;
+//     sides): |A X - B|, and SYSV's INFO > 0 for a zero row and column; SYTRS and SYTRI of the
+//     CPU's ?sytrf factor, and the CPU's ?sytrs of the plugin's (n = 150, zero diagonal):
+//     |A X - B|, |A inv(A) - I| (a layout other than LAPACK's would show here);
 //   - all four precisions; then larger calls on the same queue (dpotrf 'L' n, zpotrf 'U'
 //     3n/4, dsytrf 'L' n and 'U' n/2 + 3, zsytrf 'U' n/2 and 'L' n/4 + 5, dsytri n/8 + 3,
 //     zsytri n/16 + 5, dsytrs and dsysv n/8 + 1 with n/64 right-hand sides (checked as above),
@@ -1468,6 +1470,85 @@ void sytri_case(char uplo, int64_t n, bool zero_diagonal) {
                   zero_diagonal ? " zero diagonal" : "", out.info, kept, out.unchanged, r));
 }
 
+// The CPU's ?sytrf factor of the uplo triangle of `a` (2 x 2 pivots where its diagonal is zero)
+// and its pivots, widened to the interface's int64; false without a CPU LAPACK.
+template <typename T>
+bool cpu_sytrf(char uplo, Matrix<T>* a, std::vector<int64_t>* ipiv) {
+    using Int = int32_t;
+    const Int n = static_cast<Int>(a->rows), lda = static_cast<Int>(a->ld);
+    std::vector<Int> pivots(static_cast<size_t>(n), 0);
+    Int info = 0;
+    const bool ran = with_workspace<T>([&](T* work, const Int* lwork) {
+        return call_cpu<T>("sytrf", &uplo, &n, a->v.data(), &lda, pivots.data(), work, lwork, &info,
+                           kFlagLength);
+    });
+    ipiv->assign(pivots.begin(), pivots.end());
+    return ran && info == 0;
+}
+
+// The CPU's ?sytrs: B := A^-1 B with a SYTRF factor (int64 pivots narrowed to LAPACK's int);
+// false without a CPU LAPACK.
+template <typename T>
+bool cpu_sytrs(char uplo, const Matrix<T>& factor, const std::vector<int64_t>& ipiv, Matrix<T>* b) {
+    using Int = int32_t;
+    const Int n = static_cast<Int>(factor.rows), lda = static_cast<Int>(factor.ld),
+              nrhs = static_cast<Int>(b->cols), ldb = static_cast<Int>(b->ld);
+    const std::vector<Int> pivots(ipiv.begin(), ipiv.end());
+    Int info = 0;
+    return call_cpu<T>("sytrs", &uplo, &n, &nrhs, factor.v.data(), &lda, pivots.data(), b->v.data(),
+                       &ldb, &info, kFlagLength) &&
+           info == 0;
+}
+
+// A SYTRF factor serves whichever side solves with it: the device's SYTRS and SYTRI take the
+// CPU's ?sytrf factor (a program's SYTRF below its threshold, its SYTRS or SYTRI above), the
+// CPU's ?sytrs takes the device's. 2 x 2 pivots (a zero diagonal) included, complex symmetric
+// in c and z. On a GPU this is where cuSOLVER's layout would show if it were not LAPACK's; the
+// emulation runs LAPACK's own routines, so there they agree by construction.
+template <typename T>
+void sytrf_factor_shared_with_the_cpu(char uplo, int64_t n, int64_t nrhs) {
+    Random g(static_cast<uint64_t>(n * 43 + uplo + nrhs));
+    const Matrix<T> a = symmetric_triangle<T>(uplo, n, 2, true, g);
+    const Matrix<T> b = random_matrix<T>(n, nrhs, 3, g);
+    const Matrix<Wide<T>> full = hermitian_from(a, uplo, false);
+    Matrix<T> cpu_factor = a;
+    std::vector<int64_t> cpu_ipiv;
+    if (!cpu_sytrf<T>(uplo, &cpu_factor, &cpu_ipiv)) {
+        std::printf(
+            "     %csytrf %c n=%lld: factors shared with the CPU not checked (no CPU "
+            "LAPACK)\n",
+            Traits<T>::name, uplo, static_cast<long long>(n));
+        return;
+    }
+    Matrix<T> x = b;
+    Outcome out;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_SYTRS, .uplo = uplo, .n = n, .nrhs = nrhs},
+                          {in(kSlotA, cpu_factor), in(kSlotIpiv, cpu_ipiv), inout(kSlotB, x)},
+                          &out));
+    const double solved = solve_ratio(full, x, b);
+    Matrix<T> inverse = cpu_factor;
+    Outcome inverted;
+    CHECK_STATUS(stage<T>({.kind = GPUSHIM_SYTRI, .uplo = uplo, .n = n},
+                          {inout(kSlotA, inverse), in(kSlotIpiv, cpu_ipiv)}, &inverted));
+    const double inverse_r =
+        inverse_ratio(full, hermitian_from(inverse, uplo, false), Traits<T>::eps);
+    Matrix<T> device_factor = a;
+    std::vector<int64_t> device_ipiv(static_cast<size_t>(n), 0);
+    CHECK_STATUS(factor<T>({.kind = GPUSHIM_SYTRF, .uplo = uplo, .n = n},
+                           {inout(kSlotA, device_factor), inout(kSlotIpiv, device_ipiv)}));
+    Matrix<T> cpu_x = b;
+    const bool cpu_solved = cpu_sytrs<T>(uplo, device_factor, device_ipiv, &cpu_x);
+    const double cpu_r = cpu_solved ? solve_ratio(full, cpu_x, b) : HUGE_VAL;
+    report(out.info == 0 && inverted.info == 0 && solved < kBound && inverse_r < kBound &&
+               cpu_r < kBound,
+           format("%csytrf %c n=%lld zero diagonal, factors shared with the CPU: the device's "
+                  "sytrs and sytri of ?sytrf's factor: info=%d %d, |AX - B|/(|A||X| n eps)=%.3g, "
+                  "|A inv(A) - I|/(|A||inv(A)| n eps)=%.3g; ?sytrs of the device's factor: "
+                  "ran=%d, |AX - B|/(|A||X| n eps)=%.3g",
+                  Traits<T>::name, uplo, static_cast<long long>(n), out.info, inverted.info, solved,
+                  inverse_r, cpu_solved, cpu_r));
+}
+
 // `zero_diagonal`: Bunch-Kaufman then takes 2 x 2 pivots (reported; at least one expected);
 // `zero_row`: that row and column (1-based) are zero, so D is exactly singular: INFO > 0.
 template <typename T>
@@ -2271,6 +2352,7 @@ void more_kinds() {
         // Many right-hand sides: SYSV's SYTRS may need more workspace than its SYTRF, which
         // then moves between the two steps (the emulation's does, from double precision on).
         sytrs_sysv_case<T>(uplo, 40, 2100, false);
+        sytrf_factor_shared_with_the_cpu<T>(uplo, 150, 4);
     }
     geqrf_orgqr_case<T>(90, 60, 10);
     geqrf_orgqr_case<T>(50, 50);
