@@ -195,8 +195,10 @@ const char* describe_error(int status);
 // Sets up what device_intact() asks. Without it the plugin works as before; only a reset by
 // the program would go unseen, which the debug log says.
 void watch_for_reset() {
-    CUresult (*get_device)(CUdevice*, int) = nullptr;
-    int status = driver_function("cuDeviceGet", &get_device);
+    // The device of the plugin's own context, rather than its runtime ordinal taken for the
+    // driver's. The signature of the version asked for (12000): CUDA 13's takes a context too.
+    CUresult (*context_device)(CUdevice*) = nullptr;
+    int status = driver_function("cuCtxGetDevice", &context_device);
     if (status == kSuccess) {
         status = driver_function("cuDevicePrimaryCtxGetState", &plugin.primary_context_state);
     }
@@ -210,7 +212,8 @@ void watch_for_reset() {
         status = driver_function("cuPointerGetAttribute", &plugin.pointer_attribute);
     }
     if (status == kSuccess)
-        status = driver_status(get_device(&plugin.driver_device, plugin.device));
+        status =
+            on_plugin_device([&] { return driver_status(context_device(&plugin.driver_device)); });
     if (status == kSuccess) {
         status = on_plugin_device([] {
             return runtime_status(cudaHostAlloc(&plugin.sentinel, 1, cudaHostAllocPortable));

@@ -935,10 +935,11 @@ CUresult emulated_cuCtxSetCurrent(CUcontext context) {
     return CUDA_SUCCESS;
 }
 
-CUresult emulated_cuDeviceGet(CUdevice* device, int ordinal) {
+// As CUDA 12's (the version the plugin asks for); CUDA 13's takes a context too.
+CUresult emulated_cuCtxGetDevice(CUdevice* device) {
     if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
-    if (!cudasim::valid_device(ordinal)) return CUDA_ERROR_INVALID_DEVICE;
-    *device = ordinal;
+    if (cudasim::current_context == nullptr) return CUDA_ERROR_INVALID_CONTEXT;
+    *device = cudasim::current_context->device;
     return CUDA_SUCCESS;
 }
 
@@ -1004,8 +1005,8 @@ cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** function
         *function = reinterpret_cast<void*>(&emulated_cuCtxGetCurrent);
     } else if (name == "cuCtxSetCurrent") {
         *function = reinterpret_cast<void*>(&emulated_cuCtxSetCurrent);
-    } else if (name == "cuDeviceGet") {
-        *function = reinterpret_cast<void*>(&emulated_cuDeviceGet);
+    } else if (name == "cuCtxGetDevice") {
+        *function = reinterpret_cast<void*>(&emulated_cuCtxGetDevice);
     } else if (name == "cuDevicePrimaryCtxGetState") {
         *function = reinterpret_cast<void*>(&emulated_cuDevicePrimaryCtxGetState);
     } else if (name == "cuDevicePrimaryCtxRetain") {

@@ -351,7 +351,7 @@ bool device_reset_checks() {
     auto* release = driver_function<CUresult(CUdevice)>("cuDevicePrimaryCtxRelease");
     auto* attribute =
         driver_function<CUresult(void*, CUpointer_attribute, CUdeviceptr)>("cuPointerGetAttribute");
-    auto* get_device = driver_function<CUresult(CUdevice*, int)>("cuDeviceGet");
+    auto* context_device = driver_function<CUresult(CUdevice*)>("cuCtxGetDevice");
     auto* get_current = driver_function<CUresult(CUcontext*)>("cuCtxGetCurrent");
     const auto id_of = [&](const void* pointer, unsigned long long* id) {
         return attribute(id, CU_POINTER_ATTRIBUTE_BUFFER_ID,
@@ -363,8 +363,8 @@ bool device_reset_checks() {
         ok = ok && holds;
     };
     CUdevice device = -1;
-    expect(get_device(&device, 0) == CUDA_SUCCESS && device == 0, "cuDeviceGet(0)");
     expect(cudaSetDevice(0) == cudaSuccess, "cudaSetDevice");
+    expect(context_device(&device) == CUDA_SUCCESS && device == 0, "cuCtxGetDevice");
     CUcontext before = nullptr;
     expect(get_current(&before) == CUDA_SUCCESS && before != nullptr, "a current context");
     void* pinned = nullptr;
