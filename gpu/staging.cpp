@@ -289,7 +289,7 @@ void pack(const Matrix& m, std::byte* packed) {
 }
 
 void report_does_not_fit(const gpushim_device_plugin& plugin, const char* what, std::size_t bytes) {
-    if (backend() == nullptr) return;  // the device was lost: that was said
+    if (device_lost()) return;  // that was said
     const DeviceMemoryPool& pool = device_pool(plugin);
     if (pool.limit() == DeviceMemoryPool::kNoLimit) {
         log::write(log::Level::info,

@@ -63,7 +63,7 @@ struct PluginState {
 };
 PluginState plugin;
 // Set by an exit handler registered after the CUDA runtime's own, so it runs before the
-// runtime is torn down: from then on the plugin is not used.
+// runtime is torn down: from then on device_intact() keeps new calls off the device.
 std::atomic<bool> process_exiting{false};
 
 void log_debug(const char* message) {
@@ -192,56 +192,70 @@ int read_device(int device_count) {
 
 const char* describe_error(int status);
 
-// Sets up what device_intact() asks. Without it the plugin works as before; only a reset by
-// the program would go unseen, which the debug log says.
-void watch_for_reset() {
+// Sets up what device_intact() asks: kSuccess, or why a reset cannot be watched for.
+int set_up_watch() {
     // The device of the plugin's own context, rather than its runtime ordinal taken for the
     // driver's. The signature of the version asked for (12000): CUDA 13's takes a context too.
     CUresult (*context_device)(CUdevice*) = nullptr;
-    int status = driver_function("cuCtxGetDevice", &context_device);
-    if (status == kSuccess) {
-        status = driver_function("cuDevicePrimaryCtxGetState", &plugin.primary_context_state);
+    if (const int status = driver_function("cuCtxGetDevice", &context_device)) return status;
+    if (const int status =
+            driver_function("cuDevicePrimaryCtxGetState", &plugin.primary_context_state)) {
+        return status;
     }
-    if (status == kSuccess) {
-        status = driver_function("cuDevicePrimaryCtxRetain", &plugin.retain_primary_context);
+    if (const int status =
+            driver_function("cuDevicePrimaryCtxRetain", &plugin.retain_primary_context)) {
+        return status;
     }
-    if (status == kSuccess) {
-        status = driver_function("cuDevicePrimaryCtxRelease", &plugin.release_primary_context);
+    if (const int status =
+            driver_function("cuDevicePrimaryCtxRelease", &plugin.release_primary_context)) {
+        return status;
     }
-    if (status == kSuccess) {
-        status = driver_function("cuPointerGetAttribute", &plugin.pointer_attribute);
+    if (const int status = driver_function("cuPointerGetAttribute", &plugin.pointer_attribute)) {
+        return status;
     }
-    if (status == kSuccess)
-        status =
-            on_plugin_device([&] { return driver_status(context_device(&plugin.driver_device)); });
-    if (status == kSuccess) {
-        status = on_plugin_device([] {
+    if (const int status = on_plugin_device(
+            [&] { return driver_status(context_device(&plugin.driver_device)); })) {
+        return status;
+    }
+    // The watch asks about the primary context: were the plugin's another, every call would
+    // look like one after a reset.
+    CUcontext primary = nullptr;
+    if (const int status =
+            driver_status(plugin.retain_primary_context(&primary, plugin.driver_device))) {
+        return status;
+    }
+    plugin.release_primary_context(plugin.driver_device);
+    if (primary != plugin.context) return kContextNotPrimary;
+    if (const int status = on_plugin_device([] {
             return runtime_status(cudaHostAlloc(&plugin.sentinel, 1, cudaHostAllocPortable));
-        });
+        })) {
+        return status;
     }
-    unsigned long long id = 0;
+    return on_plugin_device([] {
+        return driver_status(
+            plugin.pointer_attribute(&plugin.sentinel_id, CU_POINTER_ATTRIBUTE_BUFFER_ID,
+                                     reinterpret_cast<CUdeviceptr>(plugin.sentinel)));
+    });
+}
+
+// Without the watch the plugin works as before; only a reset by the program would go unseen,
+// which the debug log says.
+void watch_for_reset() {
+    const int status = set_up_watch();
     if (status == kSuccess) {
-        status = on_plugin_device([&] {
-            return driver_status(
-                plugin.pointer_attribute(&id, CU_POINTER_ATTRIBUTE_BUFFER_ID,
-                                         reinterpret_cast<CUdeviceptr>(plugin.sentinel)));
-        });
-    }
-    if (status != kSuccess) {
-        if (plugin.sentinel != nullptr) {
-            on_plugin_device([] { return runtime_status(cudaFreeHost(plugin.sentinel)); });
-            plugin.sentinel = nullptr;
-        }
-        char message[512];
-        std::snprintf(message, sizeof message,
-                      "cuda plugin: a device reset by the program cannot be watched for (%s): "
-                      "after one, the next offloaded call would fault",
-                      describe_error(status));
-        log_debug(message);
+        plugin.watching = true;
         return;
     }
-    plugin.sentinel_id = id;
-    plugin.watching = true;
+    if (plugin.sentinel != nullptr) {
+        on_plugin_device([] { return runtime_status(cudaFreeHost(plugin.sentinel)); });
+        plugin.sentinel = nullptr;
+    }
+    char message[512];
+    std::snprintf(message, sizeof message,
+                  "cuda plugin: a device reset by the program cannot be watched for (%s): after "
+                  "one, the next offloaded call would fault",
+                  describe_error(status));
+    log_debug(message);
 }
 
 int init(const gpushim_host_services* services) {
@@ -267,7 +281,11 @@ int init(const gpushim_host_services* services) {
         return status;
     }
     watch_for_reset();
-    std::atexit([] { process_exiting.store(true); });
+    if (std::atexit([] { process_exiting.store(true); }) != 0) {
+        log_debug(
+            "cuda plugin: no exit handler could be registered: calls made while the "
+            "process exits may find the CUDA runtime torn down");
+    }
     return kSuccess;
 }
 
@@ -281,7 +299,8 @@ int device_intact() {
         return status;
     }
     if (active == 0) return kDeviceReset;
-    // Active, so retaining it makes nothing; released at once, the count is as it was.
+    // Active, so retaining it makes nothing, and released at once, the count is as it was
+    // (unless the program resets the device meanwhile: its race, as CUDA documents).
     CUcontext primary = nullptr;
     if (const int status =
             driver_status(plugin.retain_primary_context(&primary, plugin.driver_device))) {
@@ -398,6 +417,8 @@ const char* describe_error(int status) {
                    "which freed the memory, pinned buffers and streams gpushim held on it";
         case kProcessExiting:
             return "the process is exiting";
+        case kContextNotPrimary:
+            return "the plugin's context is not its device's primary context";
         case kUnsupportedLapackSize:
             return "the CUDA plugin got a LAPACK operation whose sizes, or the workspace they "
                    "need, exceed the 32-bit int of a cuSOLVER routine it runs on (the legacy "

@@ -21,6 +21,7 @@ enum PluginStatus : int {
     kUnsupportedLapackSize = 5,  // a size beyond the int of a legacy cuSOLVER routine
     kDeviceReset = 6,            // the program reset the device: all the plugin held is gone
     kProcessExiting = 7,         // exit has begun: the runtime may be torn down
+    kContextNotPrimary = 8,      // the reset watch cannot ask about the plugin's context
 };
 
 // cudaError_t values stay below 100000, cublasStatus_t and cusolverStatus_t values below

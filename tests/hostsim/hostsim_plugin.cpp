@@ -1078,16 +1078,16 @@ int fft_execute(gpushim_fft_plan plan, void* dev_in, void* dev_out, gpushim_queu
     return reinterpret_cast<const HostFftPlan*>(plan)->execute(dev_in, dev_out);
 }
 
+int fft_plan_destroy(gpushim_fft_plan plan) {
+    delete reinterpret_cast<HostFftPlan*>(plan);
+    return kOk;
+}
+
 int device_intact() {
     Device& d = device();
     const uint64_t question = d.intact_questions.fetch_add(1) + 1;
     if (d.reset_at != 0 && question >= d.reset_at) return kDeviceReset;
     return question == d.unaskable_at ? kUnaskable : kOk;
-}
-
-int fft_plan_destroy(gpushim_fft_plan plan) {
-    delete reinterpret_cast<HostFftPlan*>(plan);
-    return kOk;
 }
 
 const gpushim_device_plugin kPlugin{

@@ -1471,19 +1471,18 @@ void sytri_case(char uplo, int64_t n, bool zero_diagonal) {
 }
 
 // The CPU's ?sytrf factor of the uplo triangle of `a` (2 x 2 pivots where its diagonal is zero)
-// and its pivots, widened to the interface's int64; false without a CPU LAPACK.
+// and its pivots, widened to the interface's int64, and its INFO; false without a CPU LAPACK.
 template <typename T>
-bool cpu_sytrf(char uplo, Matrix<T>* a, std::vector<int64_t>* ipiv) {
+bool cpu_sytrf(char uplo, Matrix<T>* a, std::vector<int64_t>* ipiv, int32_t* info) {
     using Int = int32_t;
     const Int n = static_cast<Int>(a->rows), lda = static_cast<Int>(a->ld);
     std::vector<Int> pivots(static_cast<size_t>(n), 0);
-    Int info = 0;
     const bool ran = with_workspace<T>([&](T* work, const Int* lwork) {
-        return call_cpu<T>("sytrf", &uplo, &n, a->v.data(), &lda, pivots.data(), work, lwork, &info,
+        return call_cpu<T>("sytrf", &uplo, &n, a->v.data(), &lda, pivots.data(), work, lwork, info,
                            kFlagLength);
     });
     ipiv->assign(pivots.begin(), pivots.end());
-    return ran && info == 0;
+    return ran;
 }
 
 // The CPU's ?sytrs: B := A^-1 B with a SYTRF factor (int64 pivots narrowed to LAPACK's int);
@@ -1513,11 +1512,21 @@ void sytrf_factor_shared_with_the_cpu(char uplo, int64_t n, int64_t nrhs) {
     const Matrix<Wide<T>> full = hermitian_from(a, uplo, false);
     Matrix<T> cpu_factor = a;
     std::vector<int64_t> cpu_ipiv;
-    if (!cpu_sytrf<T>(uplo, &cpu_factor, &cpu_ipiv)) {
+    int32_t cpu_info = -99;
+    if (!cpu_sytrf<T>(uplo, &cpu_factor, &cpu_ipiv, &cpu_info)) {
         std::printf(
             "     %csytrf %c n=%lld: factors shared with the CPU not checked (no CPU "
             "LAPACK)\n",
             Traits<T>::name, uplo, static_cast<long long>(n));
+        return;
+    }
+    const bool two_by_two_pivots =
+        std::any_of(cpu_ipiv.begin(), cpu_ipiv.end(), [](int64_t pivot) { return pivot < 0; });
+    if (cpu_info != 0 || !two_by_two_pivots) {
+        report(false, format("%csytrf %c n=%lld zero diagonal: the CPU's factor has info=%d, "
+                             "2 x 2 pivots=%d (want 0 and 1)",
+                             Traits<T>::name, uplo, static_cast<long long>(n), cpu_info,
+                             two_by_two_pivots));
         return;
     }
     Matrix<T> x = b;
