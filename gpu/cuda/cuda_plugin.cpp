@@ -192,6 +192,15 @@ int read_device(int device_count) {
 
 const char* describe_error(int status);
 
+// The handle of the device's primary context, which is active: retaining it makes nothing, and
+// released at once, the count is as it was (unless the program resets the device meanwhile:
+// its race, as CUDA documents).
+int current_primary_context(CUcontext* primary) {
+    const int status = driver_status(plugin.retain_primary_context(primary, plugin.driver_device));
+    if (status == kSuccess) plugin.release_primary_context(plugin.driver_device);
+    return status;
+}
+
 // Sets up what device_intact() asks: kSuccess, or why a reset cannot be watched for.
 int set_up_watch() {
     // The device of the plugin's own context, rather than its runtime ordinal taken for the
@@ -220,11 +229,7 @@ int set_up_watch() {
     // The watch asks about the primary context: were the plugin's another, every call would
     // look like one after a reset.
     CUcontext primary = nullptr;
-    if (const int status =
-            driver_status(plugin.retain_primary_context(&primary, plugin.driver_device))) {
-        return status;
-    }
-    plugin.release_primary_context(plugin.driver_device);
+    if (const int status = current_primary_context(&primary)) return status;
     if (primary != plugin.context) return kContextNotPrimary;
     if (const int status = on_plugin_device([] {
             return runtime_status(cudaHostAlloc(&plugin.sentinel, 1, cudaHostAllocPortable));
@@ -299,14 +304,8 @@ int device_intact() {
         return status;
     }
     if (active == 0) return kDeviceReset;
-    // Active, so retaining it makes nothing, and released at once, the count is as it was
-    // (unless the program resets the device meanwhile: its race, as CUDA documents).
     CUcontext primary = nullptr;
-    if (const int status =
-            driver_status(plugin.retain_primary_context(&primary, plugin.driver_device))) {
-        return status;
-    }
-    plugin.release_primary_context(plugin.driver_device);
+    if (const int status = current_primary_context(&primary)) return status;
     if (primary != plugin.context) return kDeviceReset;
     unsigned long long id = 0;
     const int status = on_plugin_device([&] {
