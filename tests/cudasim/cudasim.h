@@ -24,8 +24,8 @@
 //   context, as since CUDA 12) or makes a call that needs one (which makes device 0's); with
 //   CUDASIM_UNTOUCHED_DEVICE=<d>, making device d's context stops the process, so a test can
 //   require that a device the program does not use is left alone. The driver's
-//   cuCtxGetCurrent, cuCtxSetCurrent, cuCtxGetDevice, cuDevicePrimaryCtxGetState, Retain and
-//   Release, and cuPointerGetAttribute (the buffer id alone) are emulated, through
+//   cuCtxGetCurrent, cuCtxSetCurrent, cuCtxGetDevice, cuDevicePrimaryCtxGetState, Retain,
+//   Release and Reset, and cuPointerGetAttribute (the buffer id alone) are emulated, through
 //   cudaGetDriverEntryPointByVersion.
 // The numerical work is done by the CPU's BLAS, LAPACK and FFTW, opened privately
 // (RTLD_LOCAL) so that a preloaded libgpushim.so never intercepts it.

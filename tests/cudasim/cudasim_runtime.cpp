@@ -969,6 +969,13 @@ CUresult emulated_cuDevicePrimaryCtxRelease(CUdevice device) {
     return cudasim::valid_device(device) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
 }
 
+// What Numba's cuda.close() calls: the reset of cudaDeviceReset, for a device named.
+CUresult emulated_cuDevicePrimaryCtxReset(CUdevice device) {
+    if (!cudasim::valid_device(device)) return CUDA_ERROR_INVALID_DEVICE;
+    cudasim::reset_device(device);
+    return CUDA_SUCCESS;
+}
+
 CUresult emulated_cuPointerGetAttribute(void* data, CUpointer_attribute attribute,
                                         CUdeviceptr pointer) {
     if (attribute != CU_POINTER_ATTRIBUTE_BUFFER_ID) {
@@ -1013,6 +1020,8 @@ cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** function
         *function = reinterpret_cast<void*>(&emulated_cuDevicePrimaryCtxRetain);
     } else if (name == "cuDevicePrimaryCtxRelease") {
         *function = reinterpret_cast<void*>(&emulated_cuDevicePrimaryCtxRelease);
+    } else if (name == "cuDevicePrimaryCtxReset") {
+        *function = reinterpret_cast<void*>(&emulated_cuDevicePrimaryCtxReset);
     } else if (name == "cuPointerGetAttribute") {
         *function = reinterpret_cast<void*>(&emulated_cuPointerGetAttribute);
     } else {

@@ -51,8 +51,9 @@ libraries CUDASIM_STICKY_FAULT_AT, a kernel's illegal address, CUDA's sticky err
     wait for its queue then says the device is lost): every later one ran on the CPU, traced
     as "the GPU was lost earlier in this process"
 A device the program resets (on the CUDA plugin, a cudaDeviceReset between the solve and the
-products, after which touching a pinned buffer faults; again with the program's cudaFree(0)
-after it, which makes a new context; hostsim's GPUSHIM_HOSTSIM_RESET_AT), or faults with a
+products, after which touching a pinned buffer faults; again with the driver's
+cuDevicePrimaryCtxReset, as Numba's cuda.close(); again with the program's cudaFree(0) after
+it, which makes a new context; hostsim's GPUSHIM_HOSTSIM_RESET_AT), or faults with a
 kernel of its own between the solve and the products (the emulated CUDA libraries'
 cudasimFaultDevice, a sticky error that the plugin's driver calls meet first): results
 correct, one warning, that the program reset the device (or the driver's error), no call
@@ -97,12 +98,19 @@ if "fault" in sys.argv[2:]:  # a kernel of the program's own faults (emulated CU
 if "reset" in sys.argv[2:]:  # the program resets the device, as cudaDeviceReset does
     import ctypes
     cudart = ctypes.CDLL("libcudart.so.13")
-    status = cudart.cudaDeviceReset()
+    if "driver" in sys.argv[2:]:  # or as Numba's cuda.close() does, through the driver
+        address, found = ctypes.c_void_p(), ctypes.c_int()
+        status = cudart.cudaGetDriverEntryPointByVersion(
+            b"cuDevicePrimaryCtxReset", ctypes.byref(address), 12000, 0, ctypes.byref(found))
+        if status == 0:
+            status = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int)(address.value)(0)
+    else:
+        status = cudart.cudaDeviceReset()
     if status == 0 and "reinit" in sys.argv[2:]:  # and uses CUDA again: a new context
         status = cudart.cudaFree(None)
     if status != 0:
         bad += 1
-        print(f"WRONG cudaDeviceReset or cudaFree(0) returned {status}")
+        print(f"WRONG the reset (or cudaFree(0) after it) returned {status}")
 for dt in (np.float64, np.complex128, np.float32):
     a = r.standard_normal((n, n)).astype(dt)
     b = r.standard_normal((n, n)).astype(dt)
@@ -259,6 +267,10 @@ def main() -> int:
                       {"reset": "dgesv", "stderr_has": reset_warning,
                        "stderr_has_too": lost_trace,
                        "stderr_has_also": "the GPU was lost earlier in this process"}))
+        cases.append(("device reset by the program through the driver", 120, {},
+                      {"@solve": True, "@reset": True, "@driver": True, "GPUSHIM_LOG": "trace"},
+                      {"reset": "dgesv", "stderr_has": reset_warning, "stderr_has_too": lost_trace,
+                       "stderr_has_also": "the GPU was lost earlier in this process"}))
         cases.append(("device reset by the program, which then uses CUDA again", 120, {},
                       {"@solve": True, "@reset": True, "@reinit": True, "GPUSHIM_LOG": "trace"},
                       {"reset": "dgesv", "stderr_has": reset_warning, "stderr_has_too": lost_trace,
@@ -319,6 +331,7 @@ def main() -> int:
             solve += ["eigh"] if extra.pop("@eigh", False) else []
             solve += ["reset"] if extra.pop("@reset", False) else []
             solve += ["reinit"] if extra.pop("@reinit", False) else []
+            solve += ["driver"] if extra.pop("@driver", False) else []
             solve += ["fault"] if extra.pop("@fault", False) else []
             if "@config" in extra:
                 config = os.path.join(rdir, "gpushim.conf")
