@@ -392,30 +392,23 @@ def main() -> int:
                     else:
                         mine += st.check_report(rep, gpu=gpu.split(","),
                                                 differences=expect.get("differences", False))
-            if lost:
+            if lost or reset is not None:
                 files = st.report_files(rdir)
                 rep = st.load_reports(rdir, files)
                 st.log(st.format_report(rep))
                 failed = sum(r["fallbacks"] for r in rep.values())
-                if not 1 <= failed <= lost:
+                if lost and not 1 <= failed <= lost:
                     mine.append(f"{failed} calls failed on the lost device (want 1 to {lost}: "
                                 f"the later ones on the CPU at once)")
-                backends = [st.load_report_backend(f) for f in files]
-                if not backends or not all(", lost (" in b for b in backends):
-                    mine.append(f"the reports' backends do not say it was lost: {backends}")
-            if reset is not None:
-                files = st.report_files(rdir)
-                rep = st.load_reports(rdir, files)
-                st.log(st.format_report(rep))
-                failed = sum(r["fallbacks"] for r in rep.values())
-                if failed:
-                    mine.append(f"{failed} calls failed on the reset device (want none: the "
-                                f"reset is seen before the device is used)")
-                on_gpu = {k: v["gpu_calls"] for k, v in rep.items() if v["gpu_calls"]}
-                if reset and set(on_gpu) != set(reset.split(",")):
-                    mine.append(f"on the GPU: {on_gpu} (want {reset}, before the reset)")
-                if any(k.endswith("gemm") for k in on_gpu):
-                    mine.append(f"products after the reset on the GPU: {on_gpu}")
+                if reset is not None:
+                    if failed:
+                        mine.append(f"{failed} calls failed on the reset device (want none: "
+                                    f"the reset is seen before the device is used)")
+                    on_gpu = {k: v["gpu_calls"] for k, v in rep.items() if v["gpu_calls"]}
+                    if reset and set(on_gpu) != set(reset.split(",")):
+                        mine.append(f"on the GPU: {on_gpu} (want {reset}, before the reset)")
+                    if any(k.endswith("gemm") for k in on_gpu):
+                        mine.append(f"products after the reset on the GPU: {on_gpu}")
                 backends = [st.load_report_backend(f) for f in files]
                 if not backends or not all(", lost (" in b for b in backends):
                     mine.append(f"the reports' backends do not say it was lost: {backends}")
