@@ -53,14 +53,14 @@ static int product_is_right(unsigned seed) {
     return 1;
 }
 
-/* The last line of the trace file that names a dgemm. */
-static int last_dgemm_trace(char* line, size_t size) {
+/* The last line of the trace file that contains `text`, into `line`; 0 where there is none. */
+static int last_trace_line(const char* text, char* line, size_t size) {
     FILE* file = fopen(trace_file, "r");
     if (file == NULL) return 0;
     char buffer[1024];
     int found = 0;
     while (fgets(buffer, sizeof buffer, file) != NULL) {
-        if (strstr(buffer, "trace: dgemm ") != NULL) {
+        if (strstr(buffer, text) != NULL) {
             snprintf(line, size, "%s", buffer);
             found = 1;
         }
@@ -69,28 +69,18 @@ static int last_dgemm_trace(char* line, size_t size) {
     return found;
 }
 
-/* Whether the trace file holds a line containing `text`. */
-static int trace_has(const char* text) {
-    FILE* file = fopen(trace_file, "r");
-    if (file == NULL) return 0;
-    char buffer[1024];
-    int found = 0;
-    while (!found && fgets(buffer, sizeof buffer, file) != NULL)
-        found = strstr(buffer, text) != NULL;
-    fclose(file);
-    return found;
-}
-
 static void at_exit(void) {
     verdict(product_is_right(2), "the product computed while the process exits");
     char line[1024] = "";
-    verdict(last_dgemm_trace(line, sizeof line) && strstr(line, ": CPU, ") != NULL,
+    verdict(last_trace_line("trace: dgemm ", line, sizeof line) && strstr(line, ": CPU, ") != NULL,
             "the product computed while the process exits ran on the CPU");
     /* The CUDA plugin keeps calls off the device once exit has begun, whatever thread makes
      * them; the main thread's queues are gone by now anyway. */
     const char* backend = getenv("GPUSHIM_BACKEND");
     if (backend != NULL && strstr(backend, "cuda") != NULL) { /* its name or its path */
-        verdict(trace_has("the GPU cannot be asked now (the process is exiting)"),
+        char exiting[1024];
+        verdict(last_trace_line("the GPU cannot be asked now (the process is exiting)", exiting,
+                                sizeof exiting),
                 "the CUDA plugin said the process is exiting");
     }
     printf("last dgemm trace: %s", line);
@@ -108,7 +98,7 @@ int main(int argc, char** argv) {
     atexit(at_exit);
     verdict(product_is_right(1), "the product computed before exit");
     char line[1024] = "";
-    verdict(last_dgemm_trace(line, sizeof line) && strstr(line, ": GPU, ") != NULL,
+    verdict(last_trace_line("trace: dgemm ", line, sizeof line) && strstr(line, ": GPU, ") != NULL,
             "the product computed before exit ran on the GPU");
     return 0;
 }
