@@ -201,6 +201,14 @@ int current_primary_context(CUcontext* primary) {
     return status;
 }
 
+// The allocation id the driver knows the pinned sentinel buffer by.
+int sentinel_buffer_id(unsigned long long* id) {
+    return on_plugin_device([&] {
+        return driver_status(plugin.pointer_attribute(
+            id, CU_POINTER_ATTRIBUTE_BUFFER_ID, reinterpret_cast<CUdeviceptr>(plugin.sentinel)));
+    });
+}
+
 // Sets up what device_intact() asks: kSuccess, or why a reset cannot be watched for.
 int set_up_watch() {
     // The device of the plugin's own context, rather than its runtime ordinal taken for the
@@ -236,11 +244,7 @@ int set_up_watch() {
         })) {
         return status;
     }
-    return on_plugin_device([] {
-        return driver_status(
-            plugin.pointer_attribute(&plugin.sentinel_id, CU_POINTER_ATTRIBUTE_BUFFER_ID,
-                                     reinterpret_cast<CUdeviceptr>(plugin.sentinel)));
-    });
+    return sentinel_buffer_id(&plugin.sentinel_id);
 }
 
 // Without the watch the plugin works as before; only a reset by the program would go unseen,
@@ -308,10 +312,7 @@ int device_intact() {
     if (const int status = current_primary_context(&primary)) return status;
     if (primary != plugin.context) return kDeviceReset;
     unsigned long long id = 0;
-    const int status = on_plugin_device([&] {
-        return driver_status(plugin.pointer_attribute(
-            &id, CU_POINTER_ATTRIBUTE_BUFFER_ID, reinterpret_cast<CUdeviceptr>(plugin.sentinel)));
-    });
+    const int status = sentinel_buffer_id(&id);
     if (status == driver_status(CUDA_ERROR_INVALID_VALUE)) return kDeviceReset;
     if (status != kSuccess) return status;
     return id == plugin.sentinel_id ? kSuccess : kDeviceReset;
