@@ -258,8 +258,9 @@ const Allocation* find_allocation(const void* address, size_t bytes, uintptr_t* 
     return &it->second;
 }
 
-// Pinned host memory, or memory of `device`.
-cudaError_t allocate(void** address, size_t bytes, bool pinned, int device) {
+// Pinned host memory, or memory of `device` (from its memory pool where `stream_ordered`).
+cudaError_t allocate(void** address, size_t bytes, bool pinned, int device,
+                     bool stream_ordered = false) {
     if (address == nullptr) return fail(cudaErrorInvalidValue);
     *address = nullptr;
     if (bytes == 0) return cudaSuccess;
@@ -288,7 +289,7 @@ cudaError_t allocate(void** address, size_t bytes, bool pinned, int device) {
         r.device_bytes_used[device] += bytes;
     }
     r.allocations.emplace(reinterpret_cast<uintptr_t>(block),
-                          Allocation{bytes, pinned, device, ++r.allocations_made, false});
+                          Allocation{bytes, pinned, device, ++r.allocations_made, stream_ordered});
     *address = block;
     return cudaSuccess;
 }
@@ -433,12 +434,6 @@ void require_host(const char* api, const char* what, const void* address, size_t
 }
 
 namespace {
-
-void mark_stream_ordered(void* address) {
-    Runtime& r = runtime();
-    std::lock_guard lock(r.mutex);
-    r.allocations.at(reinterpret_cast<uintptr_t>(address)).stream_ordered = true;
-}
 
 void reset_device(int device) {
     Runtime& r = runtime();
@@ -698,9 +693,7 @@ cudaError_t cudaMallocFromPoolAsync(void** address, size_t bytes, cudaMemPool_t 
     if (!cudasim::default_pool(pool) || !cudasim::known_stream(stream)) {
         return fail(cudaErrorInvalidValue);
     }
-    const cudaError_t status = cudasim::allocate(address, bytes, false, pool->device);
-    if (status == cudaSuccess && *address != nullptr) cudasim::mark_stream_ordered(*address);
-    return status;
+    return cudasim::allocate(address, bytes, false, pool->device, true);
 }
 
 // The emulated pool keeps no memory of its own: a block freed in stream order goes back to
