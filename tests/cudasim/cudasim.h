@@ -106,6 +106,12 @@ void poison(void* address, size_t bytes);
 // (misuse) when none defines it. Resolved once per symbol.
 void* cpu_symbol(const char* const* libraries, const char* symbol);
 
+// As cpu_symbol, from a copy of the library of the emulation's own, loaded in a link-map
+// namespace of its own (dlmopen): for FFTW, whose plans are wisdom for every planner of the
+// same FFTW, and whose planner may not run in two threads at once. The emulated cuFFT leaves
+// the program's FFTW as it found it, as cuFFT does.
+void* private_cpu_symbol(const char* const* libraries, const char* symbol);
+
 inline constexpr const char* kCpuBlas[] = {"libblas.so.3", "libopenblas.so.0", nullptr};
 inline constexpr const char* kCpuLapack[] = {"liblapack.so.3", "libopenblas.so.0", nullptr};
 inline constexpr const char* kCpuFftw[] = {"libfftw3.so.3", nullptr};

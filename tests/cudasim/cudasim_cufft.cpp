@@ -40,9 +40,9 @@ namespace {
 
 // ---- FFTW ---------------------------------------------------------------------------------------
 //
-// Only FFTW functions that call no other public FFTW function (under a preloaded
-// libgpushim.so, which defines those names, such a call would reach the shim), declared here
-// so that no FFTW header is needed.
+// A copy of FFTW of the emulation's own (cudasim::private_cpu_symbol), so that no plan made
+// here is wisdom for the program's FFTW and no planning here runs beside the program's. Its
+// few declarations are written here, so that no FFTW header is needed.
 
 struct FftwDim {  // fftw_iodim64: a size and its strides, in elements of each array's type
     std::ptrdiff_t n, is, os;
@@ -82,8 +82,8 @@ const Fftw<R>& fftw() {
         Fftw<R> f;
         const auto get = [](auto& function, const char* name) {
             using F = std::remove_pointer_t<std::remove_reference_t<decltype(function)>>;
-            function = cudasim::cpu_function<F>(
-                FftwNames<R>::kLibraries, (std::string(FftwNames<R>::kPrefix) + name).c_str());
+            function = reinterpret_cast<F*>(cudasim::private_cpu_symbol(
+                FftwNames<R>::kLibraries, (std::string(FftwNames<R>::kPrefix) + name).c_str()));
         };
         get(f.plan_dft, "plan_guru64_dft");
         get(f.plan_r2c, "plan_guru64_dft_r2c");

@@ -496,7 +496,12 @@ void poison(void* address, size_t bytes) {
     std::memset(address, 0xFF, bytes);
 }
 
-void* cpu_symbol(const char* const* libraries, const char* symbol) {
+namespace {
+
+// The link-map namespace of private_cpu_symbol's libraries: made by the first one loaded.
+Lmid_t emulation_namespace = LM_ID_NEWLM;
+
+void* cpu_symbol_of(const char* const* libraries, const char* symbol, bool private_copy) {
     Runtime& r = runtime();
     std::lock_guard lock(r.mutex);
     const auto cached = r.cpu_symbols.find(symbol);
@@ -504,14 +509,27 @@ void* cpu_symbol(const char* const* libraries, const char* symbol) {
     for (const char* const* library = libraries; *library != nullptr; ++library) {
         // RTLD_LOCAL, and dlsym on the handle: the library's own definition, never the one
         // a preloaded libgpushim.so puts first in the global scope.
-        void* handle = dlopen(*library, RTLD_NOW | RTLD_LOCAL);
+        void* handle = private_copy ? dlmopen(emulation_namespace, *library, RTLD_NOW | RTLD_LOCAL)
+                                    : dlopen(*library, RTLD_NOW | RTLD_LOCAL);
         if (handle == nullptr) continue;
+        if (private_copy && emulation_namespace == LM_ID_NEWLM)
+            dlinfo(handle, RTLD_DI_LMID, &emulation_namespace);
         if (void* function = dlsym(handle, symbol)) {
             r.cpu_symbols.emplace(symbol, function);
             return function;
         }
     }
     misuse("cpu_symbol", std::string("no CPU library defines ") + symbol);
+}
+
+}  // namespace
+
+void* cpu_symbol(const char* const* libraries, const char* symbol) {
+    return cpu_symbol_of(libraries, symbol, false);
+}
+
+void* private_cpu_symbol(const char* const* libraries, const char* symbol) {
+    return cpu_symbol_of(libraries, symbol, true);
 }
 
 }  // namespace cudasim

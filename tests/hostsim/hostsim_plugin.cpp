@@ -2,9 +2,9 @@
 // interface"). Device memory is host memory with a capacity (GPUSHIM_HOSTSIM_MEMORY),
 // queues run their work at once, BLAS and LAPACK operations run on the CPU library the host
 // resolves (each LAPACK kind on the routine of the same name), FFT plans are FFTW plans of the
-// CPU's FFTW (resolved by the host too; nothing links it), and every N-th device operation
-// fails on request (GPUSHIM_HOSTSIM_FAIL_EVERY; FFT executions count, FFT plans do not);
-// GPUSHIM_HOSTSIM_PINNED_MEMORY caps the pinned host memory it hands out;
+// plugin's own copy of the CPU's FFTW (which the host resolves; nothing links it), and every
+// N-th device operation fails on request (GPUSHIM_HOSTSIM_FAIL_EVERY; FFT executions count, FFT
+// plans do not); GPUSHIM_HOSTSIM_PINNED_MEMORY caps the pinned host memory it hands out;
 // GPUSHIM_HOSTSIM_INIT_MS makes initialisation take that long; GPUSHIM_HOSTSIM_MEMORY_STRICT=1
 // makes an allocation beyond the capacity abort the process (a test that the host never asks
 // for more: GPUSHIM_GPU_MEMORY set to the capacity); GPUSHIM_HOSTSIM_NAN_PIVOT=1 makes POTRF
@@ -23,6 +23,8 @@
 // keeps working: the emulated CUDA runtime's reset tests that nothing is used afterwards);
 // GPUSHIM_HOSTSIM_UNASKABLE_AT=N makes the N-th such question alone answer that the device
 // cannot be asked now.
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -842,12 +844,34 @@ int lapack(const gpushim_lapack_op* op, gpushim_queue) {
 
 // ---- FFT on the CPU's FFTW ---------------------------------------------------------------------
 //
-// Only FFTW functions that call no other public FFTW function: the guru64 planners, the
-// new-array execute functions and fftw_destroy_plan. The others call one another through the
-// PLT (fftw_plan_dft_1d -> fftw_plan_dft -> fftw_plan_many_dft), and under libgpushim.so, which
-// exports those names, such a call would reach the shim instead of FFTW. The few declarations
-// needed are written here rather than included, so that the plugin builds where FFTW's headers
-// are not installed (the GPU machine).
+// On a copy of the program's FFTW library of the plugin's own, loaded in a link-map namespace
+// of its own (dlmopen): a device leaves the program's FFTW as it found it, but every plan one
+// FFTW makes is wisdom for all of its planners (those of the program's FFTW would answer its
+// FFTW_WISDOM_ONLY requests: aarch64's FFTW does), and FFTW's planner may not run in two
+// threads at once (the program's and the plugin's). Within that namespace, FFTW's functions
+// call one another, not libgpushim.so's. The few declarations needed are written here rather
+// than included, so that the plugin builds where FFTW's headers are not installed (the GPU
+// machine).
+
+// The library that defines the CPU's `symbol`, loaded again in the plugin's namespace (one for
+// all such libraries); nullptr when it cannot be (FFTW linked into the program itself).
+void* private_copy_of_cpu_library(const std::string& symbol) {
+    void* address = cpu_symbol(symbol);
+    Dl_info found{};
+    if (address == nullptr || dladdr(address, &found) == 0 || found.dli_fname == nullptr)
+        return nullptr;
+    static std::mutex mutex;
+    static Lmid_t plugin_namespace = LM_ID_NEWLM;
+    static auto* copies = new std::unordered_map<std::string, void*>;  // by path
+    const std::lock_guard lock(mutex);
+    auto [entry, inserted] = copies->try_emplace(found.dli_fname, nullptr);
+    if (inserted) {
+        entry->second = dlmopen(plugin_namespace, found.dli_fname, RTLD_NOW | RTLD_LOCAL);
+        if (entry->second != nullptr && plugin_namespace == LM_ID_NEWLM)
+            dlinfo(entry->second, RTLD_DI_LMID, &plugin_namespace);
+    }
+    return entry->second;
+}
 
 }  // namespace
 
@@ -889,11 +913,14 @@ struct Fftw {
     void (*execute_c2r)(Plan, Complex*, R*);
     void (*destroy)(Plan);
 
-    // False when the CPU's FFTW lacks one of them.
+    // False when the CPU's FFTW lacks one of them, or cannot be loaded again.
     bool resolve() {
+        const std::string prefix = FftwNames<R>::kPrefix;
+        void* library = private_copy_of_cpu_library(prefix + "execute");
+        if (library == nullptr) return false;
         bool found = true;
-        const auto get = [&found](auto& function, const char* name) {
-            void* symbol = cpu_symbol(std::string(FftwNames<R>::kPrefix) + name);
+        const auto get = [&](auto& function, const char* name) {
+            void* symbol = dlsym(library, (prefix + name).c_str());
             function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(symbol);
             found = found && symbol != nullptr;
         };
