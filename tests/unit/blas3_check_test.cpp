@@ -74,16 +74,19 @@ Dense<Wide<T>> as_read(const std::vector<T>& m, int64_t ld, int64_t rows, int64_
     for (int64_t j = 0; j < cols; ++j)
         for (int64_t i = 0; i < rows; ++i) {
             const bool stored = uplo == 'U' ? i <= j : i >= j;
-            const W value = static_cast<W>(m[static_cast<std::size_t>(i + j * ld)]);
-            const W mirror = static_cast<W>(m[static_cast<std::size_t>(j + i * ld)]);
+            // m(j, i) exists only where the matrix is square: read it only then
+            const auto element = [&](int64_t r, int64_t c) {
+                return static_cast<W>(m[static_cast<std::size_t>(r + c * ld)]);
+            };
+            const W value = element(i, j);
             switch (structure) {
                 case 'S':
-                    full(i, j) = stored ? value : mirror;
+                    full(i, j) = stored ? value : element(j, i);
                     break;
                 case 'H':
                     full(i, j) = i == j   ? W(std::real(value))
                                  : stored ? value
-                                          : test::conjugate(mirror);
+                                          : test::conjugate(element(j, i));
                     break;
                 case 'U':
                 case 'D':
