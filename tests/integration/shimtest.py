@@ -28,6 +28,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,6 +36,9 @@ import tempfile
 SKIP = 77
 TEST_BACKEND_VARIABLE = "TEST_GPUSHIM_BACKEND"
 CUDASIM_VARIABLE = "TEST_GPUSHIM_CUDASIM"
+EMULATOR_VARIABLE = "TEST_GPUSHIM_EMULATOR"
+# Read by the dynamic linker: under an emulator, set for the emulated program alone.
+GUEST_ONLY_VARIABLES = ("LD_PRELOAD", "LD_LIBRARY_PATH")
 # Where launchers put a process's rank on its node, in the order GPUSHIM_DEVICE=local-rank
 # looks at them (gpu/device_choice.cpp).
 LOCAL_RANK_VARIABLES = ("OMPI_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_RANK",
@@ -372,13 +376,49 @@ def log_stderr(res: subprocess.CompletedProcess, lines: int = 40) -> None:
         log("--- stderr ---\n" + tail(res.stderr, lines))
 
 
+def elf_machine(path: str) -> int | None:
+    """The e_machine of an ELF file (EM_X86_64 62, EM_AARCH64 183), None for anything else
+    (a script)."""
+    try:
+        with open(path, "rb") as f:
+            header = f.read(20)
+    except OSError:
+        return None
+    if len(header) < 20 or header[:4] != b"\x7fELF":
+        return None
+    return int.from_bytes(header[18:20], "little" if header[5] == 1 else "big")
+
+
+def under_emulator(cmd: list[str], env: dict) -> tuple[list[str], dict]:
+    """cmd and env as they must be run: unchanged, unless cmd's program is built for another
+    machine than this Python (a cross build's clients), which then runs under the emulator
+    $TEST_GPUSHIM_EMULATOR (qemu-user; the cross build sets it). The emulator is a program of
+    this machine: the dynamic linker's variables (LD_PRELOAD: the shim) go to the program it
+    runs alone, through its -E options; every other variable reaches that program unchanged."""
+    program = shutil.which(cmd[0], path=env.get("PATH")) or cmd[0]
+    foreign = elf_machine(program)
+    if foreign is None or foreign == elf_machine(os.path.realpath(sys.executable)):
+        return cmd, env
+    emulator = os.environ.get(EMULATOR_VARIABLE)
+    if not emulator:
+        fail(f"{program} is built for another machine (ELF machine {foreign}) and "
+             f"{EMULATOR_VARIABLE} names no emulator")
+    env = dict(env)
+    guest = []  # qemu's -E takes NAME=VALUE[,NAME=VALUE...]: no value here has a comma
+    for name in GUEST_ONLY_VARIABLES:
+        if name in env:
+            guest += ["-E", f"{name}={env.pop(name)}"]
+    return [emulator, *guest, program, *cmd[1:]], env
+
+
 def run(cmd: list[str], env: dict, *, cwd: str | None = None, timeout: float = 600,
         stdin=None, echo: bool = True) -> subprocess.CompletedProcess:
     if echo:
         shown = {k: v for k, v in env.items()
-                 if k.startswith("GPUSHIM_") or k in ("LD_PRELOAD", "LD_LIBRARY_PATH")}
+                 if k.startswith("GPUSHIM_") or k in GUEST_ONLY_VARIABLES}
         log("+ " + " ".join(f"{k}={v}" for k, v in sorted(shown.items())) + " "
             + " ".join(cmd))
+    cmd, env = under_emulator(cmd, env)
     try:
         return subprocess.run(cmd, env=env, cwd=cwd, stdin=stdin, timeout=timeout,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

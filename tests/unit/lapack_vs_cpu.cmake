@@ -64,6 +64,7 @@ gpushim_vs_cpu_variant_tests(lapack_vs_cpu
   VARIANTS offload faults faults3 small_device memory_limit disabled at_once disabled_at_once
   WITHOUT_REPORT at_once disabled_at_once
   CUDASIM offload faults small_device memory_limit
+  EMULATED offload faults small_device at_once
   COMMON ${_lapack_vs_cpu_common}
   CHECK --routines ${_lapack_vs_cpu_routines}
   LABELS lapack_vs_cpu lapack)

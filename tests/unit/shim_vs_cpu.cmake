@@ -76,5 +76,6 @@ gpushim_vs_cpu_variant_tests(shim_vs_cpu
            portable_at_once portable_boundary disabled_at_once
   WITHOUT_REPORT at_once boundary portable_at_once portable_boundary disabled_at_once
   CUDASIM offload faults small_device memory_limit panels panel_faults
+  EMULATED offload faults panels at_once
   COMMON ${_shim_vs_cpu_common}
   LABELS shim_vs_cpu)

@@ -9,11 +9,15 @@
 #include <string>
 #include <thread>
 
+#include "tests/unit/under_emulator.h"
+
 namespace gpushim::fallback {
 namespace {
 
 constexpr const char* kOpenBlas = "libopenblas.so.0";
-constexpr const char* kReferenceBlas = "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3";
+constexpr const char* kReferenceBlas = GPUSHIM_TEST_REFERENCE_BLAS_PATH;
+using testing_support::under_emulator;
+constexpr const char* kNotRunAgain = "the emulator cannot run the test program again";
 
 std::string library_of(void* symbol) {
     Dl_info info{};
@@ -40,6 +44,7 @@ TEST(SymbolResolver, NamesTheOverrideLacksAreSearchedFor) {
 // that other tests of this program load (the reference BLAS, libgpushim.so) would come first
 // in load order, and the search would rightly find their cblas_dgemm.
 TEST(SymbolResolverDeathTest, FindsALoadedLibraryOpenedLocally) {
+    if (under_emulator()) GTEST_SKIP() << kNotRunAgain;
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     EXPECT_EXIT(
         {
@@ -90,6 +95,7 @@ TEST(SymbolResolverDeathTest, PlainNamesSkipAnIlp64OpenBlasLoadedFirst) {
     if (dlopen("libopenblas64.so.0", RTLD_NOW | RTLD_LOCAL) == nullptr) {
         GTEST_SKIP() << "libopenblas64-0 is not installed";
     }
+    if (under_emulator()) GTEST_SKIP() << kNotRunAgain;
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     EXPECT_EXIT(
         {
