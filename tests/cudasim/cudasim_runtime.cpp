@@ -504,22 +504,27 @@ Lmid_t emulation_namespace = LM_ID_NEWLM;
 void* cpu_symbol_of(const char* const* libraries, const char* symbol, bool private_copy) {
     Runtime& r = runtime();
     std::lock_guard lock(r.mutex);
-    const auto cached = r.cpu_symbols.find(symbol);
+    const std::string key = (private_copy ? "private " : "") + std::string(symbol);
+    const auto cached = r.cpu_symbols.find(key);
     if (cached != r.cpu_symbols.end()) return cached->second;
+    std::string not_loaded;
     for (const char* const* library = libraries; *library != nullptr; ++library) {
         // RTLD_LOCAL, and dlsym on the handle: the library's own definition, never the one
         // a preloaded libgpushim.so puts first in the global scope.
         void* handle = private_copy ? dlmopen(emulation_namespace, *library, RTLD_NOW | RTLD_LOCAL)
                                     : dlopen(*library, RTLD_NOW | RTLD_LOCAL);
-        if (handle == nullptr) continue;
+        if (handle == nullptr) {
+            not_loaded += std::string("; ") + dlerror();
+            continue;
+        }
         if (private_copy && emulation_namespace == LM_ID_NEWLM)
             dlinfo(handle, RTLD_DI_LMID, &emulation_namespace);
         if (void* function = dlsym(handle, symbol)) {
-            r.cpu_symbols.emplace(symbol, function);
+            r.cpu_symbols.emplace(key, function);
             return function;
         }
     }
-    misuse("cpu_symbol", std::string("no CPU library defines ") + symbol);
+    misuse("cpu_symbol", std::string("no CPU library defines ") + symbol + not_loaded);
 }
 
 }  // namespace

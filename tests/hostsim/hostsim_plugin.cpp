@@ -853,13 +853,16 @@ int lapack(const gpushim_lapack_op* op, gpushim_queue) {
 // than included, so that the plugin builds where FFTW's headers are not installed (the GPU
 // machine).
 
-// The library that defines the CPU's `symbol`, loaded again in the plugin's namespace (one for
-// all such libraries); nullptr when it cannot be (FFTW linked into the program itself).
-void* private_copy_of_cpu_library(const std::string& symbol) {
+// FFTW's library that defines the CPU's `symbol`, loaded again in the plugin's namespace (one
+// for all such libraries); nullptr when FFTW is no library of its own (linked into the program,
+// or into another library, which would load again whole) or cannot be loaded again.
+void* private_copy_of_cpu_fftw(const std::string& symbol) {
     void* address = cpu_symbol(symbol);
     Dl_info found{};
     if (address == nullptr || dladdr(address, &found) == 0 || found.dli_fname == nullptr)
         return nullptr;
+    const std::string_view path = found.dli_fname;
+    if (!path.substr(path.rfind('/') + 1).starts_with("libfftw3")) return nullptr;
     static std::mutex mutex;
     static Lmid_t plugin_namespace = LM_ID_NEWLM;
     static auto* copies = new std::unordered_map<std::string, void*>;  // by path
@@ -916,7 +919,7 @@ struct Fftw {
     // False when the CPU's FFTW lacks one of them, or cannot be loaded again.
     bool resolve() {
         const std::string prefix = FftwNames<R>::kPrefix;
-        void* library = private_copy_of_cpu_library(prefix + "execute");
+        void* library = private_copy_of_cpu_fftw(prefix + "execute");
         if (library == nullptr) return false;
         bool found = true;
         const auto get = [&](auto& function, const char* name) {

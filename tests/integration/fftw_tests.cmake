@@ -1,6 +1,6 @@
-# FFTW clients of libgpushim.so (issue 4). Included at the end of
-# tests/integration/CMakeLists.txt, whose gpushim_integration_test, gpushim_skipped_test, here,
-# shim, GPUSHIM_FAIL_EVERY and GPUSHIM_SYSTEM_PYTHON it uses. Each client checks its results
+# FFTW clients of libgpushim.so (issue 4). Included by tests/integration/CMakeLists.txt, whose
+# gpushim_integration_test, gpushim_skipped_test, here, shim, GPUSHIM_FAIL_EVERY and
+# GPUSHIM_SYSTEM_PYTHON it uses. Each client checks its results
 # against FFTW or numpy.fft; run_fftw.py then reads the report (see its docstring):
 #
 #   fftw_matrix_relinked[_faults,_small_device,_memory_limit,_sub_batches[_faults],_verify]

@@ -37,8 +37,6 @@ SKIP = 77
 TEST_BACKEND_VARIABLE = "TEST_GPUSHIM_BACKEND"
 CUDASIM_VARIABLE = "TEST_GPUSHIM_CUDASIM"
 EMULATOR_VARIABLE = "TEST_GPUSHIM_EMULATOR"
-# Read by the dynamic linker: under an emulator, set for the emulated program alone.
-GUEST_ONLY_VARIABLES = ("LD_PRELOAD", "LD_LIBRARY_PATH")
 # Where launchers put a process's rank on its node, in the order GPUSHIM_DEVICE=local-rank
 # looks at them (gpu/device_choice.cpp).
 LOCAL_RANK_VARIABLES = ("OMPI_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_RANK",
@@ -393,8 +391,9 @@ def under_emulator(cmd: list[str], env: dict) -> tuple[list[str], dict]:
     """cmd and env as they must be run: unchanged, unless cmd's program is built for another
     machine than this Python (a cross build's clients), which then runs under the emulator
     $TEST_GPUSHIM_EMULATOR (qemu-user; the cross build sets it). The emulator is a program of
-    this machine: the dynamic linker's variables (LD_PRELOAD: the shim) go to the program it
-    runs alone, through its -E options; every other variable reaches that program unchanged."""
+    this machine: the dynamic linker's variables (LD_*, GLIBC_TUNABLES; LD_PRELOAD: the shim)
+    go to the program it runs alone, through its -E options; every other variable reaches that
+    program unchanged."""
     program = shutil.which(cmd[0], path=env.get("PATH")) or cmd[0]
     foreign = elf_machine(program)
     if foreign is None or foreign == elf_machine(os.path.realpath(sys.executable)):
@@ -404,10 +403,12 @@ def under_emulator(cmd: list[str], env: dict) -> tuple[list[str], dict]:
         fail(f"{program} is built for another machine (ELF machine {foreign}) and "
              f"{EMULATOR_VARIABLE} names no emulator")
     env = dict(env)
-    guest = []  # qemu's -E takes NAME=VALUE[,NAME=VALUE...]: no value here has a comma
-    for name in GUEST_ONLY_VARIABLES:
-        if name in env:
-            guest += ["-E", f"{name}={env.pop(name)}"]
+    guest = []
+    for name in [n for n in env if n.startswith("LD_") or n == "GLIBC_TUNABLES"]:
+        value = env.pop(name)
+        if "," in value:  # qemu's -E takes NAME=VALUE[,NAME=VALUE...]
+            fail(f"{name}={value}: the emulator cannot be given a value with a comma")
+        guest += ["-E", f"{name}={value}"]
     return [emulator, *guest, program, *cmd[1:]], env
 
 
@@ -415,7 +416,7 @@ def run(cmd: list[str], env: dict, *, cwd: str | None = None, timeout: float = 6
         stdin=None, echo: bool = True) -> subprocess.CompletedProcess:
     if echo:
         shown = {k: v for k, v in env.items()
-                 if k.startswith("GPUSHIM_") or k in GUEST_ONLY_VARIABLES}
+                 if k.startswith("GPUSHIM_") or k in ("LD_PRELOAD", "LD_LIBRARY_PATH")}
         log("+ " + " ".join(f"{k}={v}" for k, v in sorted(shown.items())) + " "
             + " ".join(cmd))
     cmd, env = under_emulator(cmd, env)

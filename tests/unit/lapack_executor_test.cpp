@@ -163,7 +163,7 @@ TEST(LapackExecutorDeathTest, AnUnwrittenInfoIsNoSuccess) {
 // with the solution: until then each call leaves A and B exactly as they were, also when the
 // copy that fails is A's third chunk, after its first was written, or B's, after all of A.
 TEST(LapackExecutorDeathTest, AFailedStepLeavesTheArraysAsTheyWere) {
-    if (testing_support::under_emulator())
+    if (testing_support::kUnderEmulator)
         GTEST_SKIP() << "a 72 MB factorization a dozen times: minutes under the emulator";
     const int failed = testing_support::fail_each_step_in_turn(
         kDeviceBytes,

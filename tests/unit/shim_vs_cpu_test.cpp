@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "shim_test_harness.h"
+#include "under_emulator.h"
 
 #ifndef GPUSHIM_TEST_OPENBLAS_PATH
 #define GPUSHIM_TEST_OPENBLAS_PATH "/usr/lib/x86_64-linux-gnu/libopenblas.so.0"
@@ -1190,6 +1191,8 @@ TEST(Schemes64, LeadingDimensionsAbove32BitsAreHonoured) {
 // the symbol rather than guess (DESIGN.md, "Finding the CPU implementation").
 TEST(Schemes64DeathTest, CpuCallWithoutA64BitCpuSymbolStopsWithAMessage) {
     if (cpu_has_64bit_blas()) GTEST_SKIP() << "a 64-bit CPU BLAS is available";
+    if (gpushim::testing_support::kUnderEmulator)
+        GTEST_SKIP() << gpushim::testing_support::kNotRunAgain;
     ASSERT_NE(shim_symbol("dgemm_64_"), nullptr);
     EXPECT_DEATH(degenerate_dgemm_64(), "gpushim: error: .*dgemm_64_");
 }

@@ -16,8 +16,8 @@ namespace {
 
 constexpr const char* kOpenBlas = "libopenblas.so.0";
 constexpr const char* kReferenceBlas = GPUSHIM_TEST_REFERENCE_BLAS_PATH;
-using testing_support::under_emulator;
-constexpr const char* kNotRunAgain = "the emulator cannot run the test program again";
+using testing_support::kNotRunAgain;
+using testing_support::kUnderEmulator;
 
 std::string library_of(void* symbol) {
     Dl_info info{};
@@ -44,7 +44,7 @@ TEST(SymbolResolver, NamesTheOverrideLacksAreSearchedFor) {
 // that other tests of this program load (the reference BLAS, libgpushim.so) would come first
 // in load order, and the search would rightly find their cblas_dgemm.
 TEST(SymbolResolverDeathTest, FindsALoadedLibraryOpenedLocally) {
-    if (under_emulator()) GTEST_SKIP() << kNotRunAgain;
+    if (kUnderEmulator) GTEST_SKIP() << kNotRunAgain;
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     EXPECT_EXIT(
         {
@@ -95,7 +95,7 @@ TEST(SymbolResolverDeathTest, PlainNamesSkipAnIlp64OpenBlasLoadedFirst) {
     if (dlopen("libopenblas64.so.0", RTLD_NOW | RTLD_LOCAL) == nullptr) {
         GTEST_SKIP() << "libopenblas64-0 is not installed";
     }
-    if (under_emulator()) GTEST_SKIP() << kNotRunAgain;
+    if (kUnderEmulator) GTEST_SKIP() << kNotRunAgain;
     GTEST_FLAG_SET(death_test_style, "threadsafe");
     EXPECT_EXIT(
         {

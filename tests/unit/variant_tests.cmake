@@ -47,7 +47,7 @@ endfunction()
 # the report check drops --hostsim-only, asks for --some-fallbacks where hostsim's asks every
 # routine for --fallbacks, and compares small_device with the offload variant's cudasim copy.
 # In a cross build only the variants listed in EMULATED run (under the emulator, which is
-# ten to thirty times slower).
+# ten to forty times slower).
 function(gpushim_vs_cpu_variant_tests name)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" ""
                         "VARIANTS;LABELS;COMMON;CHECK;WITHOUT_REPORT;CUDASIM;EMULATED")
