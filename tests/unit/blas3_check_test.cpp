@@ -71,13 +71,13 @@ Dense<Wide<T>> as_read(const std::vector<T>& m, int64_t ld, int64_t rows, int64_
                        char structure = 'G', char uplo = 'U') {
     using W = Wide<T>;
     Dense<W> full(rows, cols);
+    // m(j, i) exists only where the matrix is square (symmetric, Hermitian): read it only then
+    const auto element = [&](int64_t r, int64_t c) {
+        return static_cast<W>(m[static_cast<std::size_t>(r + c * ld)]);
+    };
     for (int64_t j = 0; j < cols; ++j)
         for (int64_t i = 0; i < rows; ++i) {
             const bool stored = uplo == 'U' ? i <= j : i >= j;
-            // m(j, i) exists only where the matrix is square: read it only then
-            const auto element = [&](int64_t r, int64_t c) {
-                return static_cast<W>(m[static_cast<std::size_t>(r + c * ld)]);
-            };
             const W value = element(i, j);
             switch (structure) {
                 case 'S':
