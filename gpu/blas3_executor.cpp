@@ -24,9 +24,11 @@ Matrix operand(const Blas3Op& op, Operand which) {
             element_size(op.precision)};
 }
 
-std::optional<ResidencyCache::Lease> lease(ResidencyCache& cache, const Matrix& m) {
+std::optional<ResidencyCache::Lease> lease(
+    ResidencyCache& cache, const Matrix& m,
+    ResidencyCache::Access access = ResidencyCache::Access::reads) {
     if (m.bytes() == 0) return std::nullopt;
-    return cache.lease({m.host, m.ld, m.extent.rows, m.extent.cols, m.element}, m.bytes());
+    return cache.lease({m.host, m.ld, m.extent.rows, m.extent.cols, m.element}, m.bytes(), access);
 }
 
 // What a panel writes in the caller's memory: the output operand of its sub-call, or the
@@ -103,6 +105,8 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
     DeviceMemoryPool& pool = device_pool(*plugin);
     const Matrix a = operand(op, Operand::a);
     const Matrix whole_b = operand(op, Operand::b);
+    const Matrix whole_output = operand(op, output);
+    const bool reads_whole_output = output == Operand::b || uploads_c;
     const std::size_t b_bytes = uses_b && !shared_b ? operand(panel_at(0), Operand::b).bytes() : 0;
     const std::size_t c_bytes = output == Operand::c ? output_bytes : 0;
     const std::size_t second_queue = queues > 1 ? 1 : 0;
@@ -114,6 +118,7 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
     // were.
     std::optional<ResidencyCache::Lease> a_lease;
     std::vector<ResidencyCache::Lease> b_leases;
+    std::optional<ResidencyCache::Lease> output_lease;
     const auto give_back_b = [&b_leases] {
         for (ResidencyCache::Lease& panel : b_leases) panel.keep();
         b_leases.clear();
@@ -129,25 +134,43 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
             if (part.has_value()) b_leases.push_back(std::move(*part));
         }
         if (!every_part) give_back_b();
+        // The output's column panels lie one after the other in its packed form: computed
+        // into one block of the device, the result stays there for a later call that reads
+        // it (as A, or as the C it updates), with the prints taken as it is delivered. Only
+        // for an array that calls read, and not while it rests (the program changes it
+        // between calls).
+        if (axis == PanelAxis::columns) {
+            output_lease = lease(*cache, whole_output,
+                                 reads_whole_output ? ResidencyCache::Access::reads
+                                                    : ResidencyCache::Access::writes_only);
+            if (output_lease && !output_lease->checks()) {
+                output_lease->keep();
+                output_lease.reset();
+            }
+        }
     }
     // a, the shared b, then b and c of each queue; an operand with a lease needs none.
     std::optional<DeviceBuffers<6>> buffers;
     const auto allocate_buffers = [&] {
         const std::size_t own_a = a_lease ? 0 : a.bytes();
         const std::size_t own_shared_b = shared_b && b_leases.empty() ? whole_b.bytes() : 0;
-        const std::size_t own_b = b_leases.empty() ? b_bytes : 0;
-        const std::size_t sizes[6] = {own_a,   own_shared_b,         own_b,
-                                      c_bytes, second_queue * own_b, second_queue * c_bytes};
+        const std::size_t own_b =
+            b_leases.empty() && !(output_lease && output == Operand::b) ? b_bytes : 0;
+        const std::size_t own_c = output_lease ? 0 : c_bytes;
+        const std::size_t sizes[6] = {own_a, own_shared_b,         own_b,
+                                      own_c, second_queue * own_b, second_queue * own_c};
         buffers.emplace(pool, sizes);
     };
     allocate_buffers();
-    if (!buffers->ok() && (a_lease || !b_leases.empty())) {
+    if (!buffers->ok() && (a_lease || !b_leases.empty() || output_lease)) {
         // The leases may hold what the call needs: without them, the pool's shortage hook
-        // can free their memory, and the call needs only two panels of B.
+        // can free their memory, and the call needs only two panels of B and of C.
         buffers.reset();
         if (a_lease) a_lease->keep();
         a_lease.reset();
         give_back_b();
+        if (output_lease) output_lease->keep();
+        output_lease.reset();
         allocate_buffers();
     }
     if (!buffers->ok()) {
@@ -159,12 +182,24 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
     void* const device_shared_b = !shared_b           ? nullptr
                                   : !b_leases.empty() ? b_leases[0].device()
                                                       : buffers->part(1);
+    // Panel p's columns of the output in the leased block.
+    const auto in_output_lease = [&](int64_t p) -> void* {
+        const auto first = static_cast<std::size_t>(panel_range(op, axis, width, p).first);
+        return static_cast<std::byte*>(output_lease->device()) +
+               first * whole_output.column_bytes();
+    };
+    const bool leased_output = output_lease.has_value();
     const auto device_b = [&](int64_t p) {
         if (shared_b) return device_shared_b;
+        if (leased_output && output == Operand::b) return in_output_lease(p);
         return b_leases.empty() ? buffers->part(2 + 2 * static_cast<std::size_t>(p % queues))
                                 : b_leases[static_cast<std::size_t>(p)].device();
     };
-    const auto device_c = [&](int q) { return buffers->part(3 + 2 * static_cast<std::size_t>(q)); };
+    const auto device_c = [&](int64_t p, int q) {
+        return leased_output && output == Operand::c
+                   ? in_output_lease(p)
+                   : buffers->part(3 + 2 * static_cast<std::size_t>(q));
+    };
     // The call with A and B on the device, packed: what a triangle's device calls come from.
     Blas3Op on_device = op;
     on_device.a = device_a;
@@ -173,11 +208,18 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
     on_device.ldb = std::max<int64_t>(1, whole_b.extent.rows);
 
     Staging staging(*plugin, *context, transfers);
+    std::optional<DeliveredPrints> output_prints;
+    if (leased_output) output_prints.emplace(whole_output.bytes());
     int64_t delivered = 0;  // panels [0, delivered) are in the caller's memory
     const auto deliver_panel = [&](int64_t p) {
         const PanelOutput out = output_of(p);
-        deliver(static_cast<const std::byte*>(context->result[p % queues]), out.matrix, out.part,
-                out.diagonal);
+        const auto* packed = static_cast<const std::byte*>(context->result[p % queues]);
+        if (output_prints) {
+            const auto first = static_cast<std::size_t>(panel_range(op, axis, width, p).first);
+            output_prints->deliver(packed, out.matrix, first * whole_output.column_bytes());
+        } else {
+            deliver(packed, out.matrix, out.part, out.diagonal);
+        }
         delivered = p + 1;
     };
     // Enqueues panel p's computation on queue q, its inputs being on the device.
@@ -188,7 +230,7 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
             TrianglePanel panel = triangle_panel(on_device, range.first, range.count);
             for (int i = 0; i < panel.call_count; ++i) {
                 Blas3Op& call = panel.calls[i];
-                call.c = in_packed_copy(call.c, region, device_c(q));
+                call.c = in_packed_copy(call.c, region, device_c(p, q));
                 call.ldc = std::max<int64_t>(1, region.extent.rows);
                 if (int status = plugin->blas3(&call, context->queue[q]); status != 0)
                     return status;
@@ -201,7 +243,7 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
         device_op.lda = on_device.lda;
         device_op.b = device_b(p);
         device_op.ldb = std::max<int64_t>(1, operand_extent(panel, Operand::b).rows);
-        device_op.c = device_c(q);
+        device_op.c = device_c(p, q);
         device_op.ldc = std::max<int64_t>(1, operand_extent(panel, Operand::c).rows);
         return plugin->blas3(&device_op, context->queue[q]);
     };
@@ -210,6 +252,7 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
     // any was found unchanged (the entry keeps count of the uses that found none).
     char a_reused = 0;
     std::vector<char> b_reused(b_leases.size(), 0);
+    char output_reused = 0;
     const auto upload = [&](void* device, const Matrix& m, int q, ResidencyCache::Lease* lease,
                             char* reused_any) {
         const uint64_t before = transfers.bytes_reused;
@@ -224,6 +267,13 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
         status = upload(device_shared_b, whole_b, 0, b_leases.empty() ? nullptr : &b_leases[0],
                         b_leases.empty() ? nullptr : &b_reused[0]);
     }
+    // A leased output that the call reads goes up whole, before any panel, so that what is
+    // still on the device of it is not copied again. Prints taken on the way would be
+    // replaced by those of the result: only those it has are compared.
+    if (status == 0 && leased_output && reads_whole_output) {
+        ResidencyCache::Lease* compared = output_lease->prints().empty() ? nullptr : &*output_lease;
+        status = upload(output_lease->device(), whole_output, 0, compared, &output_reused);
+    }
     if (status == 0 && queues > 1)
         status = plugin->event_record(context->shared_ready, context->queue[0]);
     for (int64_t p = 0; status == 0 && p < panels; ++p) {
@@ -235,7 +285,7 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
         }
         if (p == 1 && (status = plugin->event_synchronize(context->shared_ready)) != 0) break;
         step = "upload";
-        if (uses_b && !shared_b) {
+        if (uses_b && !shared_b && !(leased_output && output == Operand::b)) {
             const bool leased = !b_leases.empty();
             if ((status =
                      upload(device_b(p), operand(panel_at(p), Operand::b), q,
@@ -243,11 +293,12 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
                 break;
         }
         const Matrix out = output_of(p).matrix;
-        if (uploads_c && (status = staging.upload(device_c(q), out, q)) != 0) break;
+        if (uploads_c && !leased_output && (status = staging.upload(device_c(p, q), out, q)) != 0)
+            break;
         step = "BLAS operation";
         if ((status = compute_panel(p, q)) != 0) break;
         step = "download";
-        const void* device_out = output == Operand::b ? device_b(p) : device_c(q);
+        const void* device_out = output == Operand::b ? device_b(p) : device_c(p, q);
         if ((status = staging.download(device_out, out, q)) != 0) break;
         if ((status = plugin->event_record(context->panel_done[q], context->queue[q])) != 0) break;
     }
@@ -259,6 +310,14 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
         for (int64_t p = delivered; p < panels; ++p) deliver_panel(p);
         if (a_lease) a_lease->keep(a_reused != 0);
         for (std::size_t i = 0; i < b_leases.size(); ++i) b_leases[i].keep(b_reused[i] != 0);
+        if (leased_output) {
+            output_lease->prints() = output_prints->finish();
+            if (reads_whole_output) {
+                output_lease->keep(output_reused != 0);
+            } else {
+                output_lease->keep();
+            }
+        }
         return Outcome::completed;
     }
 

@@ -20,7 +20,8 @@ ChunkPrints& ResidencyCache::Lease::prints() {
     return entry_->prints;
 }
 
-std::optional<ResidencyCache::Lease> ResidencyCache::lease(const Key& key, std::size_t bytes) {
+std::optional<ResidencyCache::Lease> ResidencyCache::lease(const Key& key, std::size_t bytes,
+                                                           Access access) {
     const std::size_t size = DeviceMemoryPool::rounded_size(bytes);
     std::vector<DeviceBlock> evicted;
     Entry* entry = nullptr;
@@ -29,7 +30,8 @@ std::optional<ResidencyCache::Lease> ResidencyCache::lease(const Key& key, std::
         const auto found = std::find_if(entries_.begin(), entries_.end(),
                                         [&](const Entry& e) { return e.key == key; });
         if (found != entries_.end()) {
-            if (found->in_use) return std::nullopt;
+            if (found->in_use || (access == Access::writes_only && found->rest > 0))
+                return std::nullopt;
             found->in_use = true;
             entries_.splice(entries_.begin(), entries_, found);
             Lease::Use use;
@@ -42,6 +44,7 @@ std::optional<ResidencyCache::Lease> ResidencyCache::lease(const Key& key, std::
             }
             return Lease(this, &*found, use);
         }
+        if (access == Access::writes_only) return std::nullopt;
         const auto seen = std::find(seen_.begin(), seen_.end(), key);
         if (seen == seen_.end()) {
             seen_.push_front(key);

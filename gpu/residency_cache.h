@@ -78,7 +78,8 @@ class ResidencyCache {
         // plainly, prints stay empty).
         bool checks() const { return use_.checks; }
         ChunkPrints& prints();
-        // Given back untouched: the entry stays as it was.
+        // Given back without an upload that compared with its prints: the entry keeps its
+        // prints as they are now (as they were, unless the caller set new ones).
         void keep() {
             use_.kept = true;
             use_.compares = false;
@@ -112,11 +113,18 @@ class ResidencyCache {
     ResidencyCache(const ResidencyCache&) = delete;
     ResidencyCache& operator=(const ResidencyCache&) = delete;
 
+    // How a call uses an operand: reads it (an input, or an output it updates), or only
+    // writes it (an output).
+    enum class Access { reads, writes_only };
+
     // The entry of `key` (an operand of `bytes`), now the caller's alone: one used before
     // with its prints, or a new one without. nullopt when the operand is not kept: it is
     // seen for the first time (lately), it exceeds the capacity, another call holds its
-    // entry, or the device has no room.
-    std::optional<Lease> lease(const Key& key, std::size_t bytes);
+    // entry, or the device has no room. An operand only written gets its entry, if it has
+    // one, and only while the entry does not rest: a result is kept for an array that calls
+    // read (twice, to have an entry), never for one they only write, and writing it is no
+    // sighting.
+    std::optional<Lease> lease(const Key& key, std::size_t bytes, Access access = Access::reads);
 
     // Frees the device memory of every entry not in use (straight to the device: it is
     // called from the pool's shortage hook); true when there was one.

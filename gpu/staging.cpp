@@ -88,7 +88,7 @@ int Staging::upload(void* device, const Matrix& m, int q, ChunkPrints* prints) {
         const std::size_t offset = chunk * QueueContext::kChunkBytes;
         const std::size_t bytes = std::min(QueueContext::kChunkBytes, total - offset);
         if (prints != nullptr && (*prints)[chunk].has_value() &&
-            pack_bytes(nullptr, m, offset, bytes, true) == *(*prints)[chunk]) {
+            chunk_print(m, chunk) == *(*prints)[chunk]) {
             transfers_.bytes_reused += bytes;
             continue;
         }
@@ -286,6 +286,50 @@ void deliver(const std::byte* packed, const Matrix& out, Triangle part, int64_t 
 
 void pack(const Matrix& m, std::byte* packed) {
     pack_bytes(packed, m, 0, m.bytes(), false);
+}
+
+// A chunk's print is made of the prints of its pieces, which then lie at multiples of
+// kCopyPieceBytes in the whole packed form as well.
+static_assert(QueueContext::kChunkBytes % kCopyPieceBytes == 0);
+
+Fingerprint chunk_print(const Matrix& m, std::size_t chunk) {
+    const std::size_t offset = chunk * QueueContext::kChunkBytes;
+    return pack_bytes(nullptr, m, offset, std::min(QueueContext::kChunkBytes, m.bytes() - offset),
+                      true);
+}
+
+DeliveredPrints::DeliveredPrints(std::size_t total_bytes)
+    : pieces_((total_bytes + kCopyPieceBytes - 1) / kCopyPieceBytes) {}
+
+void DeliveredPrints::deliver(const std::byte* packed, const Matrix& block, std::size_t offset) {
+    const std::size_t bytes = block.bytes();
+    if (bytes == 0) return;
+    const std::size_t first = offset / kCopyPieceBytes;
+    const std::size_t last = (offset + bytes - 1) / kCopyPieceBytes;
+    // A piece that began in the block before continues here: its hasher takes the bytes in
+    // the order they lie, however the blocks split them.
+    parallel_copy(last - first + 1, bytes, [&](std::size_t i) {
+        const std::size_t piece = first + i;
+        const std::size_t begin = std::max(piece * kCopyPieceBytes, offset) - offset;
+        const std::size_t end = std::min((piece + 1) * kCopyPieceBytes, offset + bytes) - offset;
+        FingerprintHasher& hasher = pieces_[piece];
+        for_each_segment(block, begin, end,
+                         [&](const std::byte* target, std::size_t at, std::size_t length) {
+                             hasher.update(packed + at, length, const_cast<std::byte*>(target));
+                         });
+    });
+}
+
+ChunkPrints DeliveredPrints::finish() const {
+    constexpr std::size_t kPiecesPerChunk = QueueContext::kChunkBytes / kCopyPieceBytes;
+    ChunkPrints prints;
+    for (std::size_t first = 0; first < pieces_.size(); first += kPiecesPerChunk) {
+        FingerprintHasher chunk;
+        const std::size_t end = std::min(first + kPiecesPerChunk, pieces_.size());
+        for (std::size_t piece = first; piece < end; ++piece) chunk.update(pieces_[piece].finish());
+        prints.emplace_back(chunk.finish());
+    }
+    return prints;
 }
 
 void report_does_not_fit(const gpushim_device_plugin& plugin, const char* what, std::size_t bytes) {

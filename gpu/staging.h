@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "dispatch/blas3_call.h"
 #include "gpu/device_interface.h"
@@ -124,6 +125,28 @@ void deliver_chunk(const std::byte* chunk, std::size_t offset, std::size_t bytes
 
 // Copies a matrix into `packed` (leading dimension = rows), on the copy threads.
 void pack(const Matrix& m, std::byte* packed);
+
+// The fingerprint Staging::upload takes of chunk `chunk` (of QueueContext::kChunkBytes) of
+// m's packed form.
+Fingerprint chunk_print(const Matrix& m, std::size_t chunk);
+
+// The prints Staging::upload takes of a matrix's chunks, taken instead while the device's
+// result is delivered into it, in blocks of its columns in order: a result left on the
+// device is then known to be what the caller's matrix holds without reading it again.
+class DeliveredPrints {
+  public:
+    explicit DeliveredPrints(std::size_t total_bytes);
+
+    // Writes `packed` into `block`: the columns of the matrix that begin `offset` bytes into
+    // its packed form, the blocks before them delivered already.
+    void deliver(const std::byte* packed, const Matrix& block, std::size_t offset);
+
+    // The prints of the matrix's chunks, once all of it has been delivered.
+    ChunkPrints finish() const;
+
+  private:
+    std::vector<FingerprintHasher> pieces_;  // of kCopyPieceBytes of the packed form each
+};
 
 // Logs (info) that a call's `bytes` on the device do not fit: in the device's memory, or in
 // what GPUSHIM_GPU_MEMORY lets the library hold; `what` names the call ("an FFT of ").

@@ -26,8 +26,8 @@ bool no_cpu(const Blas3Op&) {
     return false;
 }
 
-// C = A B of an untransposed double GEMM with alpha 1 and beta 0: what is left of a call
-// after a device failure.
+// C = alpha A B + beta C of an untransposed real double GEMM (C not read when beta is 0):
+// what is left of a call after a device failure.
 bool naive_gemm(const Blas3Op& op) {
     const auto* a = static_cast<const double*>(op.a);
     const auto* b = static_cast<const double*>(op.b);
@@ -36,7 +36,8 @@ bool naive_gemm(const Blas3Op& op) {
         for (int64_t i = 0; i < op.m; ++i) {
             double sum = 0.0;
             for (int64_t l = 0; l < op.k; ++l) sum += a[i + l * op.lda] * b[l + j * op.ldb];
-            c[i + j * op.ldc] = sum;
+            double& out = c[i + j * op.ldc];
+            out = op.alpha[0] * sum + (op.beta[0] == 0.0 ? 0.0 : op.beta[0] * out);
         }
     }
     return true;
@@ -136,6 +137,143 @@ TEST(Blas3ExecutorDeathTest, NarrowedPanelsAskTheResidencyCacheOnce) {
                         EXPECT_EQ(cache->entry_count(), 0u);
                     },
                     {{"GPUSHIM_CACHE_BYTES", "1048576"}}),
+                testing::ExitedWithCode(0), "");
+}
+
+// C += A B, again and again on the same arrays (as a code accumulating into C does): from
+// the second call, C is kept on the device with the prints of what was delivered, so the
+// third call copies none of A, B and C; a C the program changed is copied again.
+TEST(Blas3ExecutorDeathTest, AResultKeptOnTheDeviceIsNotCopiedUpAgain) {
+    EXPECT_EXIT(testing_support::on_host_simulated_device(
+                    16 * kMatrixBytes,
+                    [] {
+                        Product product;
+                        product.op.beta[0] = 1.0;
+                        std::vector<double> want = product.c;
+                        const auto call = [&](uint64_t copied, uint64_t reused) {
+                            Blas3Op on_want = product.op;
+                            on_want.c = want.data();
+                            naive_gemm(on_want);
+                            Transfers transfers;
+                            EXPECT_EQ(execute_blas3(product.op, no_cpu, transfers),
+                                      Outcome::completed);
+                            EXPECT_EQ(product.c, want);
+                            EXPECT_EQ(transfers.bytes_to_device, copied);
+                            EXPECT_EQ(transfers.bytes_reused, reused);
+                        };
+                        call(3 * kMatrixBytes, 0);  // each operand seen once
+                        call(3 * kMatrixBytes, 0);  // seen again: kept
+                        call(0, 3 * kMatrixBytes);
+                        product.c[kOrder * kOrder - 1] += 1.0;
+                        want[kOrder * kOrder - 1] += 1.0;
+                        call(kMatrixBytes, 2 * kMatrixBytes);
+                        call(0, 3 * kMatrixBytes);
+                    },
+                    {{"GPUSHIM_CACHE_BYTES", std::to_string(4 * kMatrixBytes)}}),
+                testing::ExitedWithCode(0), "");
+}
+
+// C = A B into the same C again and again, which no call reads: A and B are kept, C is not
+// (its prints would cost a pass over it at every call for nothing).
+TEST(Blas3ExecutorDeathTest, AResultNoCallReadsIsNotKept) {
+    EXPECT_EXIT(testing_support::on_host_simulated_device(
+                    16 * kMatrixBytes,
+                    [] {
+                        Product product;
+                        for (int call = 0; call < 3; ++call) {
+                            Transfers transfers;
+                            EXPECT_EQ(execute_blas3(product.op, no_cpu, transfers),
+                                      Outcome::completed);
+                            EXPECT_EQ(product.c, product.expected());
+                            EXPECT_EQ(transfers.bytes_to_device, call < 2 ? 2 * kMatrixBytes : 0);
+                        }
+                        const ResidencyCache* cache = residency_cache(*backend());
+                        ASSERT_NE(cache, nullptr);
+                        EXPECT_EQ(cache->entry_count(), 2u);
+                    },
+                    {{"GPUSHIM_CACHE_BYTES", std::to_string(4 * kMatrixBytes)}}),
+                testing::ExitedWithCode(0), "");
+}
+
+// The same accumulation in panels of 32 columns with device operations failing. After a
+// call the device did not finish (the CPU computed all of it, or the panels not delivered),
+// the program puts back the C it had before the call: the caller's bytes are then those of
+// the last result kept on the device, whose copy there the failed call may have changed
+// half-way; it must not be taken for them.
+TEST(Blas3ExecutorDeathTest, AResultKeptOnTheDeviceIsForgottenWhenACallFails) {
+    EXPECT_EXIT(testing_support::on_host_simulated_device(
+                    16 * kMatrixBytes,
+                    [] {
+                        Product product;
+                        product.op.beta[0] = 1.0;
+                        std::vector<double> want = product.c;
+                        int completed = 0, recovered = 0, failed = 0;
+                        for (int call = 0; call < 24; ++call) {
+                            const std::vector<double> before = product.c;
+                            Blas3Op on_want = product.op;
+                            on_want.c = want.data();
+                            naive_gemm(on_want);
+                            Transfers transfers;
+                            const Outcome outcome =
+                                execute_blas3(product.op, naive_gemm, transfers);
+                            ASSERT_TRUE(outcome == Outcome::failed ? product.c == before
+                                                                   : product.c == want)
+                                << "call " << call;
+                            if (outcome == Outcome::completed) {
+                                ++completed;
+                                continue;
+                            }
+                            ++(outcome == Outcome::recovered ? recovered : failed);
+                            product.c = before;
+                            want = before;
+                        }
+                        EXPECT_GT(completed, 0);
+                        EXPECT_GT(recovered, 0);
+                        EXPECT_GT(failed, 0);
+                    },
+                    {{"GPUSHIM_HOSTSIM_FAIL_EVERY", "37"},
+                     {"GPUSHIM_PANEL_BYTES", std::to_string(32 * kOrder * sizeof(double))}}),
+                testing::ExitedWithCode(0), "");
+}
+
+// B = A B with A upper triangular, on the left, again and again on the same arrays, in
+// panels of 32 columns: the output is B, kept from the second call in one device array
+// whose panels the calls compute in place; the third call copies neither A nor B.
+TEST(Blas3ExecutorDeathTest, ATriangularProductsResultIsKeptInPlaceOfItsB) {
+    EXPECT_EXIT(testing_support::on_host_simulated_device(
+                    16 * kMatrixBytes,
+                    [] {
+                        Product product;
+                        Blas3Op& op = product.op;
+                        op.kind = GPUSHIM_TRMM;
+                        op.side = 'L';
+                        op.uplo = 'U';
+                        op.diag = 'N';
+                        op.c = nullptr;
+                        op.ldc = 0;
+                        std::vector<double>& b = product.b;
+                        std::vector<double> want = b;
+                        for (int call = 0; call < 3; ++call) {
+                            // A's upper triangle times B, column by column, top row first (each
+                            // entry needs the rows below it only).
+                            for (int64_t j = 0; j < kOrder; ++j) {
+                                for (int64_t i = 0; i < kOrder; ++i) {
+                                    double sum = 0.0;
+                                    for (int64_t l = i; l < kOrder; ++l)
+                                        sum += product.a[static_cast<std::size_t>(i + l * kOrder)] *
+                                               want[static_cast<std::size_t>(l + j * kOrder)];
+                                    want[static_cast<std::size_t>(i + j * kOrder)] = sum;
+                                }
+                            }
+                            Transfers transfers;
+                            EXPECT_EQ(execute_blas3(op, no_cpu, transfers), Outcome::completed);
+                            EXPECT_EQ(b, want) << "call " << call;
+                            EXPECT_EQ(transfers.bytes_to_device, call < 2 ? 2 * kMatrixBytes : 0);
+                            EXPECT_EQ(transfers.bytes_reused, call < 2 ? 0 : 2 * kMatrixBytes);
+                        }
+                    },
+                    {{"GPUSHIM_CACHE_BYTES", std::to_string(4 * kMatrixBytes)},
+                     {"GPUSHIM_PANEL_BYTES", std::to_string(32 * kOrder * sizeof(double))}}),
                 testing::ExitedWithCode(0), "");
 }
 

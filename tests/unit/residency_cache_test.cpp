@@ -233,6 +233,39 @@ TEST_F(ResidencyCacheTest, ALeaseGivenBackUntouchedIsNoUse) {
     EXPECT_FALSE(use(cache_, k, false));
 }
 
+// An output a call only writes: leased where calls read the array (its entry), not while
+// the entry rests; never given an entry, and writing it is no sighting.
+TEST_F(ResidencyCacheTest, AnOperandOnlyWrittenIsLeasedWhereCallsReadIt) {
+    constexpr auto kWrites = ResidencyCache::Access::writes_only;
+    const ResidencyCache::Key written = key(0x1000);
+    for (int i = 0; i < 3; ++i) EXPECT_FALSE(cache_.lease(written, kMiB, kWrites).has_value());
+    EXPECT_EQ(cache_.entry_count(), 0u);
+    EXPECT_FALSE(cache_.lease(written, kMiB).has_value());  // the first reading sighting
+    {
+        auto read = cache_.lease(written, kMiB);
+        ASSERT_TRUE(read.has_value());
+        read->prints() = {Fingerprint{1, 2}};
+        read->keep(true);
+    }
+    {
+        auto result = cache_.lease(written, kMiB, kWrites);
+        ASSERT_TRUE(result.has_value());
+        result->prints() = {Fingerprint{3, 4}};  // a result delivered
+        result->keep();
+    }
+    auto read = cache_.lease(written, kMiB);
+    ASSERT_TRUE(read.has_value());
+    EXPECT_EQ(read->prints(), (ChunkPrints{Fingerprint{3, 4}}));
+    read->keep(true);
+    read.reset();
+
+    EXPECT_TRUE(use(cache_, written, false));  // two misses: the entry rests one use
+    EXPECT_TRUE(use(cache_, written, false));
+    EXPECT_FALSE(cache_.lease(written, kMiB, kWrites).has_value());
+    EXPECT_FALSE(use(cache_, written, false));  // the rest, not shortened by the write
+    EXPECT_TRUE(cache_.lease(written, kMiB, kWrites).has_value());
+}
+
 TEST_F(ResidencyCacheTest, NoRoomOnTheDeviceMeansNoLease) {
     fake_memory.capacity = 3 * kMiB;
     auto held = admit(key(0x1000), 2 * kMiB);

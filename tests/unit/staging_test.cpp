@@ -164,6 +164,39 @@ TEST(Staging, APackedMatrixDeliveredWholeIsWhatItWas) {
     EXPECT_EQ(first_of_column_7, original[7 * ld]);
 }
 
+// Prints taken while a result is delivered in blocks of columns are those an upload of the
+// delivered matrix takes: over chunks of 32 MiB and pieces of 1 MiB that the blocks' edges
+// cut anywhere.
+TEST(Staging, PrintsTakenWhileDeliveringAreThoseAnUploadTakes) {
+    const int64_t rows = 1000, cols = 4500, ld = 1003;  // 36 MB packed: two chunks
+    std::vector<double> packed(static_cast<std::size_t>(rows * cols));
+    std::iota(packed.begin(), packed.end(), 0.125);
+    const auto* packed_bytes = reinterpret_cast<const std::byte*>(packed.data());
+    const std::size_t column_bytes = rows * sizeof(double);
+    for (int64_t width : {int64_t{7}, int64_t{1000}, cols}) {
+        std::vector<double> out = numbered(ld, cols, -3.0);
+        const Matrix whole{
+            reinterpret_cast<const std::byte*>(out.data()), ld, {rows, cols}, sizeof(double)};
+        DeliveredPrints prints(whole.bytes());
+        for (int64_t first = 0; first < cols; first += width) {
+            const int64_t count = std::min(width, cols - first);
+            const Matrix block{whole.column(first), ld, {rows, count}, sizeof(double)};
+            const std::size_t offset = static_cast<std::size_t>(first) * column_bytes;
+            prints.deliver(packed_bytes + offset, block, offset);
+        }
+        for (int64_t j = 0; j < cols; ++j) {
+            ASSERT_EQ(std::memcmp(whole.column(j), packed_bytes + j * column_bytes, column_bytes),
+                      0)
+                << "column " << j << ", blocks of " << width;
+        }
+        const ChunkPrints taken = prints.finish();
+        ASSERT_EQ(taken.size(), 2u);
+        for (std::size_t chunk = 0; chunk < taken.size(); ++chunk)
+            EXPECT_EQ(taken[chunk], chunk_print(whole, chunk)) << "blocks of " << width;
+        EXPECT_NE(taken[0], taken[1]);
+    }
+}
+
 // A result the host can pin, but not half as much again, is still received: the grown
 // capacity is only a preference.
 TEST(QueueContext, AResultThatFitsIsReservedWhenItsGrowthDoesNot) {
