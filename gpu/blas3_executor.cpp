@@ -114,10 +114,12 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
     // The inputs the call only reads may be on the device from earlier calls: A, and B
     // (whole for a rank-2k update, else panel by panel unless B is the output). Every
     // panel is asked for (so that the cache sees them all), and B is leased only if all of
-    // them are. Leases given back before anything was uploaded keep their entries as they
-    // were.
+    // them are; but a B in several panels whose whole array is on the device with its
+    // prints (a result written into it, or an A) is used whole. Leases given back before
+    // anything was uploaded keep their entries as they were.
     std::optional<ResidencyCache::Lease> a_lease;
     std::vector<ResidencyCache::Lease> b_leases;
+    std::optional<ResidencyCache::Lease> whole_b_lease;
     std::optional<ResidencyCache::Lease> output_lease;
     const auto give_back_b = [&b_leases] {
         for (ResidencyCache::Lease& panel : b_leases) panel.keep();
@@ -126,9 +128,12 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
     if (ResidencyCache* cache = narrowed ? nullptr : residency_cache(*plugin); cache != nullptr) {
         a_lease = lease(*cache, a);
         const bool b_fits = whole_b.bytes() <= cache->capacity();
-        const int64_t b_parts = shared_b ? 1 : panels;
+        const bool b_read = b_fits && uses_b && output != Operand::b;
+        if (b_read && !shared_b && panels > 1)
+            whole_b_lease = lease(*cache, whole_b, ResidencyCache::Access::reads_whole_if_kept);
+        const int64_t b_parts = whole_b_lease ? 0 : shared_b ? 1 : panels;
         bool every_part = true;
-        for (int64_t p = 0; b_fits && uses_b && output != Operand::b && p < b_parts; ++p) {
+        for (int64_t p = 0; b_read && p < b_parts; ++p) {
             auto part = lease(*cache, shared_b ? whole_b : operand(panel_at(p), Operand::b));
             every_part = every_part && part.has_value();
             if (part.has_value()) b_leases.push_back(std::move(*part));
@@ -155,20 +160,23 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
         const std::size_t own_a = a_lease ? 0 : a.bytes();
         const std::size_t own_shared_b = shared_b && b_leases.empty() ? whole_b.bytes() : 0;
         const std::size_t own_b =
-            b_leases.empty() && !(output_lease && output == Operand::b) ? b_bytes : 0;
+            b_leases.empty() && !whole_b_lease && !(output_lease && output == Operand::b) ? b_bytes
+                                                                                          : 0;
         const std::size_t own_c = output_lease ? 0 : c_bytes;
         const std::size_t sizes[6] = {own_a, own_shared_b,         own_b,
                                       own_c, second_queue * own_b, second_queue * own_c};
         buffers.emplace(pool, sizes);
     };
     allocate_buffers();
-    if (!buffers->ok() && (a_lease || !b_leases.empty() || output_lease)) {
+    if (!buffers->ok() && (a_lease || !b_leases.empty() || whole_b_lease || output_lease)) {
         // The leases may hold what the call needs: without them, the pool's shortage hook
         // can free their memory, and the call needs only two panels of B and of C.
         buffers.reset();
         if (a_lease) a_lease->keep();
         a_lease.reset();
         give_back_b();
+        if (whole_b_lease) whole_b_lease->keep();
+        whole_b_lease.reset();
         if (output_lease) output_lease->keep();
         output_lease.reset();
         allocate_buffers();
@@ -189,9 +197,11 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
                first * whole_output.column_bytes();
     };
     const bool leased_output = output_lease.has_value();
+    const bool b_kept_whole = whole_b_lease.has_value();
     const auto device_b = [&](int64_t p) {
         if (shared_b) return device_shared_b;
         if (leased_output && output == Operand::b) return in_output_lease(p);
+        if (b_kept_whole) return in_packed_copy(panel_at(p).b, whole_b, whole_b_lease->device());
         return b_leases.empty() ? buffers->part(2 + 2 * static_cast<std::size_t>(p % queues))
                                 : b_leases[static_cast<std::size_t>(p)].device();
     };
@@ -242,7 +252,8 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
         device_op.a = device_a;
         device_op.lda = on_device.lda;
         device_op.b = device_b(p);
-        device_op.ldb = std::max<int64_t>(1, operand_extent(panel, Operand::b).rows);
+        device_op.ldb = std::max<int64_t>(
+            1, b_kept_whole ? whole_b.extent.rows : operand_extent(panel, Operand::b).rows);
         device_op.c = device_c(p, q);
         device_op.ldc = std::max<int64_t>(1, operand_extent(panel, Operand::c).rows);
         return plugin->blas3(&device_op, context->queue[q]);
@@ -252,6 +263,7 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
     // any was found unchanged (the entry keeps count of the uses that found none).
     char a_reused = 0;
     std::vector<char> b_reused(b_leases.size(), 0);
+    char whole_b_reused = 0;
     char output_reused = 0;
     const auto upload = [&](void* device, const Matrix& m, int q, ResidencyCache::Lease* lease,
                             char* reused_any) {
@@ -267,6 +279,8 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
         status = upload(device_shared_b, whole_b, 0, b_leases.empty() ? nullptr : &b_leases[0],
                         b_leases.empty() ? nullptr : &b_reused[0]);
     }
+    if (status == 0 && b_kept_whole)
+        status = upload(whole_b_lease->device(), whole_b, 0, &*whole_b_lease, &whole_b_reused);
     // A leased output that the call reads goes up whole, before any panel, so that what is
     // still on the device of it is not copied again. Prints taken on the way would be
     // replaced by those of the result: only those it has are compared.
@@ -285,7 +299,7 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
         }
         if (p == 1 && (status = plugin->event_synchronize(context->shared_ready)) != 0) break;
         step = "upload";
-        if (uses_b && !shared_b && !(leased_output && output == Operand::b)) {
+        if (uses_b && !shared_b && !b_kept_whole && !(leased_output && output == Operand::b)) {
             const bool leased = !b_leases.empty();
             if ((status =
                      upload(device_b(p), operand(panel_at(p), Operand::b), q,
@@ -310,6 +324,7 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
         for (int64_t p = delivered; p < panels; ++p) deliver_panel(p);
         if (a_lease) a_lease->keep(a_reused != 0);
         for (std::size_t i = 0; i < b_leases.size(); ++i) b_leases[i].keep(b_reused[i] != 0);
+        if (b_kept_whole) whole_b_lease->keep(whole_b_reused != 0);
         if (leased_output) {
             output_lease->prints() = output_prints->finish();
             if (reads_whole_output) {

@@ -30,7 +30,8 @@ std::optional<ResidencyCache::Lease> ResidencyCache::lease(const Key& key, std::
         const auto found = std::find_if(entries_.begin(), entries_.end(),
                                         [&](const Entry& e) { return e.key == key; });
         if (found != entries_.end()) {
-            if (found->in_use || (access == Access::writes_only && found->rest > 0))
+            if (found->in_use || (access != Access::reads && found->rest > 0) ||
+                (access == Access::reads_whole_if_kept && found->prints.empty()))
                 return std::nullopt;
             found->in_use = true;
             entries_.splice(entries_.begin(), entries_, found);
@@ -44,11 +45,15 @@ std::optional<ResidencyCache::Lease> ResidencyCache::lease(const Key& key, std::
             }
             return Lease(this, &*found, use);
         }
-        if (access == Access::writes_only) return std::nullopt;
         const auto seen = std::find(seen_.begin(), seen_.end(), key);
         if (seen == seen_.end()) {
+            if (access == Access::writes_only) return std::nullopt;
             seen_.push_front(key);
             if (seen_.size() > kSeenKeys) seen_.pop_back();
+            return std::nullopt;
+        }
+        if (access == Access::reads_whole_if_kept) {
+            seen_.splice(seen_.begin(), seen_, seen);
             return std::nullopt;
         }
         // Entries are evicted only when that makes room: the entries in use stay.

@@ -113,17 +113,23 @@ class ResidencyCache {
     ResidencyCache(const ResidencyCache&) = delete;
     ResidencyCache& operator=(const ResidencyCache&) = delete;
 
-    // How a call uses an operand: reads it (an input, or an output it updates), or only
-    // writes it (an output).
-    enum class Access { reads, writes_only };
+    // How a call uses an operand.
+    enum class Access {
+        reads,                // an input, or an output the call updates
+        writes_only,          // an output
+        reads_whole_if_kept,  // an input read in panels, which have keys of their own
+    };
 
     // The entry of `key` (an operand of `bytes`), now the caller's alone: one used before
     // with its prints, or a new one without. nullopt when the operand is not kept: it is
     // seen for the first time (lately), it exceeds the capacity, another call holds its
-    // entry, or the device has no room. An operand only written gets its entry, if it has
-    // one, and only while the entry does not rest: a result is kept for an array that calls
-    // read (twice, to have an entry), never for one they only write, and writing it is no
-    // sighting.
+    // entry, or the device has no room. Beyond `reads`:
+    //  - writes_only: the entry, if it does not rest; a new one for an array sighted (read)
+    //    lately. A result is kept for an array that calls read, never for one they only
+    //    write, and writing it is no sighting.
+    //  - reads_whole_if_kept: the entry only if it has prints and does not rest, never a new
+    //    one; otherwise a sighting (of the whole array, which the panels' keys are not), so
+    //    that a result written into it later is kept.
     std::optional<Lease> lease(const Key& key, std::size_t bytes, Access access = Access::reads);
 
     // Frees the device memory of every entry not in use (straight to the device: it is

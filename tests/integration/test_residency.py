@@ -20,13 +20,14 @@ is copied again.
   - four threads multiplying by the same W at once: results right
   - X and W refilled before each of 10 calls (as a Fortran code does), then 6 calls
     without a change: everything copied 11 times, found on the device 5 times
-  - a result used by the next call: P = X @ W, then Q = Z @ P, into the same arrays five
-    times, X changed before each repetition (so P changes too) and P changed by the
-    program once between the two products. The device's A of the second product is P's
-    buffer, which the first one wrote: once P has an entry (read twice), the result is
-    kept on the device with the prints taken as it was delivered, and P is not copied
-    again unless the program changed it; Q, which no call reads, is never kept. In one
-    panel and in four (GPUSHIM_PANEL_BYTES=16000: P's prints are taken across panels)
+  - a result used by the next call: P = X @ W, then Q = Z @ P (P is the device's A) or
+    Q = P @ V (its B), into the same arrays five times, X changed before each repetition
+    (so P changes too) and P changed by the program once between the two products. Once
+    a call has read P, the result written into it is kept on the device with the prints
+    taken as it was delivered, and P is not copied again unless the program changed it;
+    Q, which no call reads, is never kept. In one panel and in four
+    (GPUSHIM_PANEL_BYTES=16000: P's prints are taken across panels, and P @ V reads the
+    kept P whole, not in the panels it would otherwise keep)
 Steps: 1 first product (an operand seen once is not kept); 2 the same (now kept); 2b the
 same (found on the device); 3 W[0,0] changed; 4 W[-1,-1] changed; 5 X[3,5] changed; 6 a
 copy of W (another address); 7 W doubled in place; 8 the copy freed and a new random
@@ -45,8 +46,9 @@ M, K, N = 8, 4200, 1000
 A_BYTES = N * K * 8       # W, the device's A
 B_BYTES = K * M * 8       # X, the device's B
 Z_ROWS = 6                # the chained scenario's Q = Z @ P
-P_BYTES = M * N * 8       # P, the first product's output and the second's A
-Z_BYTES = Z_ROWS * M * 8  # Z, the second product's B
+P_BYTES = M * N * 8       # P, the first product's output, the second's A or B
+Z_BYTES = Z_ROWS * M * 8  # Z, the second product's B in Z @ P
+V_BYTES = N * N * 8       # V, the second product's A in P @ V
 CHUNK = 32 << 20          # QueueContext::kChunkBytes
 A_LAST_CHUNK = A_BYTES - CHUNK
 PANELS = 4                # GPUSHIM_PANEL_BYTES=16000: 2 output columns of 1000 doubles each
@@ -77,19 +79,22 @@ if scenario == "refilled":
             X[:] = rng.standard_normal((M, K))
             W[:] = rng.standard_normal((K, N))
         check(f"refilled {i}", X, W, X @ W)
-elif scenario == "chained":
-    Z = rng.standard_normal((Z_ROWS, M))
+elif scenario in ("chained", "chained_b"):
     P = np.empty((M, N))
-    Q = np.empty((Z_ROWS, N))
+    if scenario == "chained":
+        left, right = rng.standard_normal((Z_ROWS, M)), P
+    else:
+        left, right = P, rng.standard_normal((N, N))
+    Q = np.empty((left.shape[0], right.shape[1]))
     for i in range(5):
         if i > 0:
             X[i %% M, 0] += 1.0
         np.matmul(X, W, out=P)
-        check(f"chained {i} P", X, W, P)
+        check(f"{scenario} {i} P", X, W, P)
         if i == 3:
             P[0, 0] += 1.0
-        np.matmul(Z, P, out=Q)
-        check(f"chained {i} Q", Z, P, Q)
+        np.matmul(left, right, out=Q)
+        check(f"{scenario} {i} Q", left, right, Q)
 elif scenario == "threads":
     def work(seed):
         local = np.random.default_rng(seed)
@@ -140,19 +145,21 @@ def expected_bytes(panels: int) -> tuple[int, int]:
     return sum(s[0] for s in steps), sum(s[1] for s in steps)
 
 
-def expected_chained_bytes(panels: int) -> tuple[int, int]:
-    """(bytes_h2d, bytes_reused) of the chained scenario's five repetitions."""
+def expected_chained_bytes(panels: int, other: int) -> tuple[int, int]:
+    """(bytes_h2d, bytes_reused) of a chained scenario's five repetitions, `other` being
+    the bytes of the second product's other operand (Z or V)."""
     x_panel = B_BYTES // panels
     # X's changed rows 1, 2, 3, 4 are columns of the device's B: in one panel, or in panels
     # 0, 1, 1, 2 of four (panel 1 changed at two uses in a row rests one use: copied).
     x_copied = [B_BYTES] * 5 if panels == 1 else [B_BYTES, B_BYTES, x_panel, x_panel,
                                                     2 * x_panel]
-    steps = [  # (copied, reused) per repetition, W Z P and X
-        (A_BYTES + Z_BYTES + P_BYTES, 0),          # 0: all read once
-        (A_BYTES + Z_BYTES + P_BYTES, 0),          # 1: read again: kept
-        (0, A_BYTES + Z_BYTES + P_BYTES),          # 2: P written into its entry
-        (P_BYTES, A_BYTES + Z_BYTES),              # 3: P changed by the program
-        (0, A_BYTES + Z_BYTES + P_BYTES),          # 4
+    steps = [  # (copied, reused) per repetition, of W, Z or V, P; X's below
+        (A_BYTES + other + P_BYTES, 0),            # 0: all read once
+        (A_BYTES + other, P_BYTES),                # 1: W, Z or V read again: kept; P
+                                                   #    written after it was read: kept
+        (0, A_BYTES + other + P_BYTES),            # 2
+        (P_BYTES, A_BYTES + other),                # 3: P changed by the program
+        (0, A_BYTES + other + P_BYTES),            # 4
     ]
     copied = sum(s[0] for s in steps) + sum(x_copied)
     reused = sum(s[1] for s in steps) + sum(B_BYTES - c for c in x_copied[1:])
@@ -177,9 +184,12 @@ def main() -> int:
         # after two misses in a row); then 6 unchanged: prints taken again at the 11th,
         # found unchanged from the 12th.
         ("refilled", "refilled", {}, (11 * (A_BYTES + B_BYTES), 5 * (A_BYTES + B_BYTES))),
-        ("chained", "chained", {}, expected_chained_bytes(1)),
+        ("chained", "chained", {}, expected_chained_bytes(1, Z_BYTES)),
         ("chained, four panels", "chained", {"GPUSHIM_PANEL_BYTES": "16000"},
-         expected_chained_bytes(PANELS)),
+         expected_chained_bytes(PANELS, Z_BYTES)),
+        ("chained as B", "chained_b", {}, expected_chained_bytes(1, V_BYTES)),
+        ("chained as B, four panels", "chained_b", {"GPUSHIM_PANEL_BYTES": "16000"},
+         expected_chained_bytes(PANELS, V_BYTES)),
     ]
     if st.test_backend() == "hostsim":
         cases.append(("faults", "steps", {"GPUSHIM_HOSTSIM_FAIL_EVERY": "11"}, None))
@@ -209,7 +219,7 @@ def main() -> int:
                 if reused is None:
                     mine.append("the report has no bytes_reused")
                 elif expect is not None:
-                    calls = {"refilled": 16, "chained": 10}.get(scenario, 9)
+                    calls = {"refilled": 16, "chained": 10, "chained_b": 10}.get(scenario, 9)
                     if rep["gpu_calls"] != calls:
                         mine.append(f"gpu_calls {rep['gpu_calls']}")
                     if (rep["bytes_h2d"], reused) != expect:

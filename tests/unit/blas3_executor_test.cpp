@@ -26,16 +26,19 @@ bool no_cpu(const Blas3Op&) {
     return false;
 }
 
-// C = alpha A B + beta C of an untransposed real double GEMM (C not read when beta is 0):
-// what is left of a call after a device failure.
+// C = alpha A op(B) + beta C of a real double GEMM with A untransposed (C not read when
+// beta is 0): what is left of a call after a device failure.
 bool naive_gemm(const Blas3Op& op) {
     const auto* a = static_cast<const double*>(op.a);
     const auto* b = static_cast<const double*>(op.b);
     auto* c = static_cast<double*>(op.c);
+    const auto b_at = [&](int64_t l, int64_t j) {
+        return op.transb == 'N' ? b[l + j * op.ldb] : b[j + l * op.ldb];
+    };
     for (int64_t j = 0; j < op.n; ++j) {
         for (int64_t i = 0; i < op.m; ++i) {
             double sum = 0.0;
-            for (int64_t l = 0; l < op.k; ++l) sum += a[i + l * op.lda] * b[l + j * op.ldb];
+            for (int64_t l = 0; l < op.k; ++l) sum += a[i + l * op.lda] * b_at(l, j);
             double& out = c[i + j * op.ldc];
             out = op.alpha[0] * sum + (op.beta[0] == 0.0 ? 0.0 : op.beta[0] * out);
         }
@@ -234,6 +237,37 @@ TEST(Blas3ExecutorDeathTest, AResultKeptOnTheDeviceIsForgottenWhenACallFails) {
                     {{"GPUSHIM_HOSTSIM_FAIL_EVERY", "37"},
                      {"GPUSHIM_PANEL_BYTES", std::to_string(32 * kOrder * sizeof(double))}}),
                 testing::ExitedWithCode(0), "");
+}
+
+// P = A B, then Q = A P^T in panels of 32 columns (P, read transposed, is the device's B):
+// once Q's call has sighted P, P's next result is kept on the device, and Q's calls read
+// it whole, each panel its rows of it, instead of copying it in panels.
+TEST(Blas3ExecutorDeathTest, AResultReadAsBInPanelsIsReadWholeFromTheDevice) {
+    EXPECT_EXIT(
+        testing_support::on_host_simulated_device(
+            16 * kMatrixBytes,
+            [] {
+                Product first;
+                Product second;
+                second.op.a = first.a.data();
+                second.op.b = first.c.data();
+                second.op.transb = 'T';
+                for (int round = 0; round < 3; ++round) {
+                    Transfers transfers;
+                    EXPECT_EQ(execute_blas3(first.op, no_cpu, transfers), Outcome::completed);
+                    EXPECT_EQ(first.c, first.expected());
+                    EXPECT_EQ(transfers.bytes_to_device,
+                              std::vector<uint64_t>({2, 1, 0})[round] * kMatrixBytes);
+                    transfers = {};
+                    EXPECT_EQ(execute_blas3(second.op, no_cpu, transfers), Outcome::completed);
+                    EXPECT_EQ(second.c, second.expected()) << "round " << round;
+                    EXPECT_EQ(transfers.bytes_to_device, round == 0 ? 2 * kMatrixBytes : 0);
+                    EXPECT_EQ(transfers.bytes_reused, round == 0 ? 0 : 2 * kMatrixBytes);
+                }
+            },
+            {{"GPUSHIM_CACHE_BYTES", std::to_string(8 * kMatrixBytes)},
+             {"GPUSHIM_PANEL_BYTES", std::to_string(32 * kOrder * sizeof(double))}}),
+        testing::ExitedWithCode(0), "");
 }
 
 // B = A B with A upper triangular, on the left, again and again on the same arrays, in

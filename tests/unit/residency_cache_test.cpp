@@ -233,23 +233,18 @@ TEST_F(ResidencyCacheTest, ALeaseGivenBackUntouchedIsNoUse) {
     EXPECT_FALSE(use(cache_, k, false));
 }
 
-// An output a call only writes: leased where calls read the array (its entry), not while
-// the entry rests; never given an entry, and writing it is no sighting.
+// An output a call only writes: leased where calls read the array (its entry, or a new one
+// after a sighting), not while the entry rests; writing it is no sighting.
 TEST_F(ResidencyCacheTest, AnOperandOnlyWrittenIsLeasedWhereCallsReadIt) {
     constexpr auto kWrites = ResidencyCache::Access::writes_only;
     const ResidencyCache::Key written = key(0x1000);
     for (int i = 0; i < 3; ++i) EXPECT_FALSE(cache_.lease(written, kMiB, kWrites).has_value());
     EXPECT_EQ(cache_.entry_count(), 0u);
-    EXPECT_FALSE(cache_.lease(written, kMiB).has_value());  // the first reading sighting
-    {
-        auto read = cache_.lease(written, kMiB);
-        ASSERT_TRUE(read.has_value());
-        read->prints() = {Fingerprint{1, 2}};
-        read->keep(true);
-    }
+    EXPECT_FALSE(cache_.lease(written, kMiB).has_value());  // read: the first sighting
     {
         auto result = cache_.lease(written, kMiB, kWrites);
         ASSERT_TRUE(result.has_value());
+        EXPECT_TRUE(result->prints().empty());
         result->prints() = {Fingerprint{3, 4}};  // a result delivered
         result->keep();
     }
@@ -264,6 +259,37 @@ TEST_F(ResidencyCacheTest, AnOperandOnlyWrittenIsLeasedWhereCallsReadIt) {
     EXPECT_FALSE(cache_.lease(written, kMiB, kWrites).has_value());
     EXPECT_FALSE(use(cache_, written, false));  // the rest, not shortened by the write
     EXPECT_TRUE(cache_.lease(written, kMiB, kWrites).has_value());
+}
+
+// An input read in panels asks for the whole array's entry: found only with prints and not
+// resting, never made; asking sights the array, so that a result written into it is kept.
+TEST_F(ResidencyCacheTest, AWholeArrayReadInPanelsIsLeasedOnlyWhereItsCopyIsKnown) {
+    constexpr auto kWhole = ResidencyCache::Access::reads_whole_if_kept;
+    constexpr auto kWrites = ResidencyCache::Access::writes_only;
+    const ResidencyCache::Key array = key(0x1000);
+    for (int i = 0; i < 3; ++i) EXPECT_FALSE(cache_.lease(array, kMiB, kWhole).has_value());
+    EXPECT_EQ(cache_.entry_count(), 0u);
+    {
+        auto result = cache_.lease(array, kMiB, kWrites);
+        ASSERT_TRUE(result.has_value());
+        EXPECT_FALSE(cache_.lease(array, kMiB, kWhole).has_value());  // in use
+    }
+    EXPECT_FALSE(cache_.lease(array, kMiB, kWhole).has_value());  // no prints: not kept
+    {
+        auto result = cache_.lease(array, kMiB, kWrites);
+        ASSERT_TRUE(result.has_value());
+        result->prints() = {Fingerprint{3, 4}};
+        result->keep();
+    }
+    auto whole = cache_.lease(array, kMiB, kWhole);
+    ASSERT_TRUE(whole.has_value());
+    EXPECT_EQ(whole->prints(), (ChunkPrints{Fingerprint{3, 4}}));
+    whole->keep(true);
+    whole.reset();
+
+    EXPECT_TRUE(use(cache_, array, false));  // two misses: the entry rests one use
+    EXPECT_TRUE(use(cache_, array, false));
+    EXPECT_FALSE(cache_.lease(array, kMiB, kWhole).has_value());
 }
 
 TEST_F(ResidencyCacheTest, NoRoomOnTheDeviceMeansNoLease) {
