@@ -226,7 +226,8 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
         const auto* packed = static_cast<const std::byte*>(context->result[p % queues]);
         if (output_prints) {
             const auto first = static_cast<std::size_t>(panel_range(op, axis, width, p).first);
-            output_prints->deliver(packed, out.matrix, first * whole_output.column_bytes());
+            output_prints->deliver(packed, first * whole_output.column_bytes(), out.matrix.bytes(),
+                                   whole_output);
         } else {
             deliver(packed, out.matrix, out.part, out.diagonal);
         }

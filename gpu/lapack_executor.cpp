@@ -1,7 +1,9 @@
 #include "gpu/lapack_executor.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "dispatch/log.h"
@@ -10,6 +12,7 @@
 #include "gpu/host_backup.h"
 #include "gpu/lapack_operands.h"
 #include "gpu/queue_context.h"
+#include "gpu/residency_cache.h"
 #include "gpu/staging.h"
 
 namespace gpushim::gpu {
@@ -108,6 +111,16 @@ bool overwritten(const LapackOperand& operand) {
     return operand.deliver && operand.upload;
 }
 
+// Whether an operand's device copy may be kept for later calls (gpu/residency_cache.h):
+// the factors a solve only reads, and an array uploaded and delivered whole (factors,
+// solutions, inverses), whose device copy then holds what the caller's array holds. Not an
+// array the device changes without delivering it all (a triangle, SYEVD's destroyed A).
+bool may_stay_on_device(const LapackOperand& operand) {
+    return operand.upload && operand.host.bytes() > 0 &&
+           (operand.device_reads_only || (operand.deliver && operand.part == Triangle::all &&
+                                          operand.limits == FoundLimits::nothing));
+}
+
 std::vector<int64_t> widened_pivots(const LapackOp& op, int64_t count) {
     std::vector<int64_t> pivots(static_cast<std::size_t>(count));
     for (int64_t i = 0; i < count; ++i) pivots[static_cast<std::size_t>(i)] = caller_pivot(op, i);
@@ -169,17 +182,57 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
         return Outcome::failed;
     }
 
+    // The arrays that may stay on the device come from the residency cache: a copy still
+    // there is not uploaded again, and the results delivered whole stay there, with the
+    // prints taken as they are delivered.
+    std::array<std::optional<ResidencyCache::Lease>, kMaxParts> leases;
+    if (ResidencyCache* cache = residency_cache(*plugin); cache != nullptr) {
+        for (std::size_t i = 0; i < operands.count; ++i) {
+            const Matrix& host = operands.list[i].host;
+            if (may_stay_on_device(operands.list[i]))
+                leases[i] = cache->lease(
+                    {host.host, host.ld, host.extent.rows, host.extent.cols, host.element},
+                    host.bytes(),
+                    operands.list[i].factors ? ResidencyCache::Access::reads_into_factors
+                                             : ResidencyCache::Access::reads);
+        }
+    }
     DeviceMemoryPool& pool = device_pool(*plugin);
-    const DeviceBuffers<kMaxParts> buffers(pool, sizes);
-    if (!buffers.ok()) {
+    std::optional<DeviceBuffers<kMaxParts>> buffers;
+    const auto allocate_buffers = [&] {
+        std::size_t own[kMaxParts];
+        for (std::size_t i = 0; i < kMaxParts; ++i) own[i] = leases[i] ? 0 : sizes[i];
+        buffers.emplace(pool, own);
+    };
+    allocate_buffers();
+    const auto leased_any = [&] {
+        return std::any_of(leases.begin(), leases.end(),
+                           [](const auto& l) { return l.has_value(); });
+    };
+    if (!buffers->ok() && leased_any()) {
+        // Without the leases, the pool's shortage hook can free what they hold.
+        buffers.reset();
+        for (auto& lease : leases) {
+            if (lease) lease->keep();
+            lease.reset();
+        }
+        allocate_buffers();
+    }
+    if (!buffers->ok()) {
         std::size_t total = 0;
         for (std::size_t bytes : sizes) total += bytes;
         report_does_not_fit(*plugin, "", total);
         return Outcome::unavailable;
     }
+    const auto device_array = [&](std::size_t i) {
+        return leases[i] ? leases[i]->device() : buffers->part(i);
+    };
     HostBackup host_backup;
     std::byte* const backup = backup_bytes > 0 ? host_backup.reserve(backup_bytes) : nullptr;
     if (backup_bytes > 0 && backup == nullptr) {
+        for (auto& lease : leases) {
+            if (lease) lease->keep();
+        }
         log::write(log::Level::info,
                    "no host memory for a %.1f MB copy of the arrays the call overwrites; "
                    "computing on the CPU",
@@ -192,18 +245,30 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
         device_op.vt = nullptr;
     device_op.lda = device_op.ldb = device_op.ldu = device_op.ldvt = 1;
     for (std::size_t i = 0; i < operands.count; ++i)
-        set_device_array(device_op, operands.list[i], buffers.part(i));
-    device_op.ipiv = static_cast<int64_t*>(buffers.part(kPivotsPart));
-    device_op.info = static_cast<int*>(buffers.part(kInfoPart));
-    device_op.found = static_cast<int64_t*>(buffers.part(kFoundPart));
+        set_device_array(device_op, operands.list[i], device_array(i));
+    device_op.ipiv = static_cast<int64_t*>(buffers->part(kPivotsPart));
+    device_op.info = static_cast<int*>(buffers->part(kInfoPart));
+    device_op.found = static_cast<int64_t*>(buffers->part(kFoundPart));
 
     Staging staging(*plugin, *context, transfers);
     const uint64_t refused_before = DeviceMemoryPool::refused_takes_on_this_thread();
     const char* step = "upload";
     int status = 0;
+    // With a lease, an array is compared with the prints of its copy on the device (a read
+    // one also gets prints where it has none); an array delivered whole gets the prints of
+    // what is delivered instead. A matrix to factor is not compared: it is a new one (often
+    // a copy of the program's), never the factors left there.
+    std::array<bool, kMaxParts> reused{};
     for (std::size_t i = 0; i < operands.count && status == 0; ++i) {
-        if (operands.list[i].upload)
-            status = staging.upload(buffers.part(i), operands.list[i].host, 0);
+        const LapackOperand& operand = operands.list[i];
+        if (!operand.upload) continue;
+        ResidencyCache::Lease* lease = leases[i] ? &*leases[i] : nullptr;
+        const bool compares = lease != nullptr && lease->checks() && !operand.factors &&
+                              (operand.device_reads_only || !lease->prints().empty());
+        const uint64_t before = transfers.bytes_reused;
+        status =
+            staging.upload(device_array(i), operand.host, 0, compares ? &lease->prints() : nullptr);
+        reused[i] = transfers.bytes_reused > before;
     }
     // Kept until the queue has drained: the upload reads it through the staging buffers.
     std::vector<int64_t> pivots_in;
@@ -276,18 +341,29 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
         return Outcome::failed;
     }
 
+    std::array<ChunkPrints, kMaxParts> delivered_prints;
     for (std::size_t i = 0; i < operands.count && status == 0; ++i) {
         const LapackOperand& operand = operands.list[i];
         if (!operand.deliver) continue;
         // The delivered part of a packed array is a prefix of it: the first `found` columns,
         // or the first `found` entries of a vector.
         const Matrix part = delivered_part(operand, found);
+        // Prints describe the whole array: taken only where all of it is delivered.
+        std::optional<DeliveredPrints> printed;
+        if (leases[i] && leases[i]->checks() && operand.part == Triangle::all &&
+            operand.limits == FoundLimits::nothing)
+            printed.emplace(part.bytes());
         status = staging.download_packed(
-            buffers.part(i), part.bytes(),
-            [&part, &operand](const std::byte* chunk, std::size_t offset, std::size_t bytes) {
-                deliver_chunk(chunk, offset, bytes, part, operand.part);
+            device_array(i), part.bytes(),
+            [&](const std::byte* chunk, std::size_t offset, std::size_t bytes) {
+                if (printed) {
+                    printed->deliver(chunk, offset, bytes, part);
+                } else {
+                    deliver_chunk(chunk, offset, bytes, part, operand.part);
+                }
             },
             0);
+        if (status == 0 && printed) delivered_prints[i] = printed->finish();
     }
     status = staging.finish(status, step);
     const auto put_back = [&] {
@@ -310,6 +386,16 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     }
     if (operands.counts_found) *op.found = found;
     if (operands.pivots_out) store_pivots(op, pivots);
+    for (std::size_t i = 0; i < operands.count; ++i) {
+        if (!leases[i]) continue;
+        if (operands.list[i].deliver && leases[i]->checks())
+            leases[i]->prints() = std::move(delivered_prints[i]);
+        if (operands.list[i].factors) {
+            leases[i]->keep();
+        } else {
+            leases[i]->keep(reused[i]);
+        }
+    }
     return Outcome::completed;
 }
 

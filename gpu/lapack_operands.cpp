@@ -33,6 +33,11 @@ class OperandList {
         result_.pivots_out = out;
     }
     void counts_found() { result_.counts_found = true; }
+    // The array added last is one the device reads and never writes, not even as scratch.
+    void read_only_on_device() { result_.list[result_.count - 1].device_reads_only = true; }
+    // The array added last receives the factors that a solve reads next (GESV's are seldom
+    // read again: NumPy's solve discards them).
+    void factors() { result_.list[result_.count - 1].factors = true; }
     LapackOperands result() const { return result_; }
 
   private:
@@ -95,6 +100,7 @@ LapackOperands lapack_operands(const LapackOp& op) {
             break;
         case GPUSHIM_GETRF:
             operands.add(Slot::a, op.a, op.lda, op.m, n, true, true);
+            if (op.m == n) operands.factors();  // GETRS and GETRI read square factors only
             operands.pivots(std::min(op.m, n), false, true);
             break;
         case GPUSHIM_SYTRF:
@@ -117,6 +123,7 @@ LapackOperands lapack_operands(const LapackOp& op) {
             break;
         case GPUSHIM_GETRS:
             operands.add(Slot::a, op.a, op.lda, n, n, true, false);
+            operands.read_only_on_device();
             operands.add(Slot::b, op.b, op.ldb, n, op.nrhs, true, true);
             operands.pivots(n, true, false);
             break;
@@ -132,6 +139,7 @@ LapackOperands lapack_operands(const LapackOp& op) {
         case GPUSHIM_POTRS:
         case GPUSHIM_TRTRS:
             operands.add(Slot::a, op.a, op.lda, n, n, true, false);
+            operands.read_only_on_device();
             operands.add(Slot::b, op.b, op.ldb, n, op.nrhs, true, true);
             break;
         case GPUSHIM_POSV:
@@ -148,6 +156,7 @@ LapackOperands lapack_operands(const LapackOp& op) {
         }
         case GPUSHIM_GEQRF:
             operands.add(Slot::a, op.a, op.lda, op.m, n, true, true);
+            operands.factors();
             operands.add(Slot::tau, op.tau, std::min(op.m, n), std::min(op.m, n), 1, false, true);
             break;
         case GPUSHIM_ORGQR:

@@ -26,6 +26,8 @@ struct LapackOperand {
     bool deliver;
     Triangle part;  // what of it is delivered
     FoundLimits limits;
+    bool device_reads_only = false;  // uploaded, and left as it was (the factors of a solve)
+    bool factors = false;  // overwritten with the factors of a factorization, delivered whole
 };
 
 struct LapackOperands {

@@ -30,9 +30,18 @@ std::optional<ResidencyCache::Lease> ResidencyCache::lease(const Key& key, std::
         const auto found = std::find_if(entries_.begin(), entries_.end(),
                                         [&](const Entry& e) { return e.key == key; });
         if (found != entries_.end()) {
-            if (found->in_use || (access != Access::reads && found->rest > 0) ||
-                (access == Access::reads_whole_if_kept && found->prints.empty()))
-                return std::nullopt;
+            if (found->in_use) return std::nullopt;
+            if (access == Access::writes_only || access == Access::reads_whole_if_kept) {
+                // A use while the entry rests: it counts, or an array that calls only write
+                // and read in panels would rest for good.
+                if (found->rest > 0) {
+                    --found->rest;
+                    found->prints.clear();
+                    return std::nullopt;
+                }
+                if (access == Access::reads_whole_if_kept && found->prints.empty())
+                    return std::nullopt;
+            }
             found->in_use = true;
             entries_.splice(entries_.begin(), entries_, found);
             Lease::Use use;
@@ -46,7 +55,7 @@ std::optional<ResidencyCache::Lease> ResidencyCache::lease(const Key& key, std::
             return Lease(this, &*found, use);
         }
         const auto seen = std::find(seen_.begin(), seen_.end(), key);
-        if (seen == seen_.end()) {
+        if (seen == seen_.end() && access != Access::reads_into_factors) {
             if (access == Access::writes_only) return std::nullopt;
             seen_.push_front(key);
             if (seen_.size() > kSeenKeys) seen_.pop_back();
@@ -65,7 +74,7 @@ std::optional<ResidencyCache::Lease> ResidencyCache::lease(const Key& key, std::
             ++kept_entries;
         }
         if (kept_bytes + size > capacity_ || kept_entries >= kMaxEntries) return std::nullopt;
-        seen_.erase(seen);
+        if (seen != seen_.end()) seen_.erase(seen);
         for (auto it = entries_.end();
              (held_bytes_ + size > capacity_ || entries_.size() >= kMaxEntries) &&
              it != entries_.begin();) {

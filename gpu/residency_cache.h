@@ -118,6 +118,7 @@ class ResidencyCache {
         reads,                // an input, or an output the call updates
         writes_only,          // an output
         reads_whole_if_kept,  // an input read in panels, which have keys of their own
+        reads_into_factors,   // an input the call overwrites with factors, which solves read
     };
 
     // The entry of `key` (an operand of `bytes`), now the caller's alone: one used before
@@ -130,6 +131,10 @@ class ResidencyCache {
     //  - reads_whole_if_kept: the entry only if it has prints and does not rest, never a new
     //    one; otherwise a sighting (of the whole array, which the panels' keys are not), so
     //    that a result written into it later is kept.
+    //  Either, refused while the entry rests, counts as one of its uses without a check.
+    //  - reads_into_factors: as reads, with a new entry from the first sighting: the
+    //    factors of a LAPACK factorization (a copy of the program's matrix, often new at
+    //    every call) are read by the solve that follows it.
     std::optional<Lease> lease(const Key& key, std::size_t bytes, Access access = Access::reads);
 
     // Frees the device memory of every entry not in use (straight to the device: it is

@@ -301,22 +301,22 @@ Fingerprint chunk_print(const Matrix& m, std::size_t chunk) {
 DeliveredPrints::DeliveredPrints(std::size_t total_bytes)
     : pieces_((total_bytes + kCopyPieceBytes - 1) / kCopyPieceBytes) {}
 
-void DeliveredPrints::deliver(const std::byte* packed, const Matrix& block, std::size_t offset) {
-    const std::size_t bytes = block.bytes();
+void DeliveredPrints::deliver(const std::byte* packed, std::size_t offset, std::size_t bytes,
+                              const Matrix& whole) {
     if (bytes == 0) return;
     const std::size_t first = offset / kCopyPieceBytes;
     const std::size_t last = (offset + bytes - 1) / kCopyPieceBytes;
-    // A piece that began in the block before continues here: its hasher takes the bytes in
-    // the order they lie, however the blocks split them.
+    // A piece that began in the bytes delivered before continues here: its hasher takes the
+    // bytes in the order they lie, however the deliveries split them.
     parallel_copy(last - first + 1, bytes, [&](std::size_t i) {
         const std::size_t piece = first + i;
-        const std::size_t begin = std::max(piece * kCopyPieceBytes, offset) - offset;
-        const std::size_t end = std::min((piece + 1) * kCopyPieceBytes, offset + bytes) - offset;
+        const std::size_t begin = std::max(piece * kCopyPieceBytes, offset);
+        const std::size_t end = std::min((piece + 1) * kCopyPieceBytes, offset + bytes);
         FingerprintHasher& hasher = pieces_[piece];
-        for_each_segment(block, begin, end,
-                         [&](const std::byte* target, std::size_t at, std::size_t length) {
-                             hasher.update(packed + at, length, const_cast<std::byte*>(target));
-                         });
+        for_each_segment(
+            whole, begin, end, [&](const std::byte* target, std::size_t at, std::size_t length) {
+                hasher.update(packed + (at - offset), length, const_cast<std::byte*>(target));
+            });
     });
 }
 

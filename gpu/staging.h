@@ -131,15 +131,16 @@ void pack(const Matrix& m, std::byte* packed);
 Fingerprint chunk_print(const Matrix& m, std::size_t chunk);
 
 // The prints Staging::upload takes of a matrix's chunks, taken instead while the device's
-// result is delivered into it, in blocks of its columns in order: a result left on the
-// device is then known to be what the caller's matrix holds without reading it again.
+// result is delivered into it, in order: a result left on the device is then known to be
+// what the caller's matrix holds without reading it again.
 class DeliveredPrints {
   public:
     explicit DeliveredPrints(std::size_t total_bytes);
 
-    // Writes `packed` into `block`: the columns of the matrix that begin `offset` bytes into
-    // its packed form, the blocks before them delivered already.
-    void deliver(const std::byte* packed, const Matrix& block, std::size_t offset);
+    // Writes the bytes [offset, offset + bytes) of the packed form of `whole`, held in
+    // `packed`, where they belong in it, those before them delivered already.
+    void deliver(const std::byte* packed, std::size_t offset, std::size_t bytes,
+                 const Matrix& whole);
 
     // The prints of the matrix's chunks, once all of it has been delivered.
     ChunkPrints finish() const;

@@ -239,34 +239,80 @@ TEST(Blas3ExecutorDeathTest, AResultKeptOnTheDeviceIsForgottenWhenACallFails) {
                 testing::ExitedWithCode(0), "");
 }
 
-// P = A B, then Q = A P^T in panels of 32 columns (P, read transposed, is the device's B):
-// once Q's call has sighted P, P's next result is kept on the device, and Q's calls read
-// it whole, each panel its rows of it, instead of copying it in panels.
+// Small integers in an array of leading dimension ld: products and sums stay exact.
+std::vector<double> integer_array(int64_t ld, int64_t cols, int seed) {
+    std::vector<double> m(static_cast<std::size_t>(ld * cols));
+    for (std::size_t i = 0; i < m.size(); ++i)
+        m[i] =
+            static_cast<double>(static_cast<int>((i * 5 + static_cast<std::size_t>(seed)) % 7) - 3);
+    return m;
+}
+
+// A GEMM C = A op(B) of the given shape, its arrays' leading dimensions padded.
+Blas3Op gemm_op(int64_t m, int64_t n, int64_t k, char transb, const std::vector<double>& a,
+                int64_t lda, const std::vector<double>& b, int64_t ldb, std::vector<double>& c,
+                int64_t ldc) {
+    Blas3Op op{};
+    op.kind = GPUSHIM_GEMM;
+    op.precision = GPUSHIM_PREC_D;
+    op.transa = 'N';
+    op.transb = transb;
+    op.m = m;
+    op.n = n;
+    op.k = k;
+    op.alpha[0] = 1.0;
+    op.a = a.data();
+    op.lda = lda;
+    op.b = b.data();
+    op.ldb = ldb;
+    op.c = c.data();
+    op.ldc = ldc;
+    return op;
+}
+
+// P = X Y (200 x 170), then Q = Z P^T in panels of 32 columns (P, read transposed, is the
+// device's B; every leading dimension padded): once Q's call has sighted P, P's next result
+// is kept on the device, and Q's calls read it whole, each panel its rows of it, instead of
+// copying it in panels.
 TEST(Blas3ExecutorDeathTest, AResultReadAsBInPanelsIsReadWholeFromTheDevice) {
     EXPECT_EXIT(
         testing_support::on_host_simulated_device(
             16 * kMatrixBytes,
             [] {
-                Product first;
-                Product second;
-                second.op.a = first.a.data();
-                second.op.b = first.c.data();
-                second.op.transb = 'T';
+                constexpr int64_t m = 200, k = 150, n = 170, rows = 120;
+                const std::vector<double> x = integer_array(m + 3, k, 1);
+                const std::vector<double> y = integer_array(k + 1, n, 2);
+                const std::vector<double> z = integer_array(rows + 2, n, 3);
+                std::vector<double> p(static_cast<std::size_t>((m + 5) * n), -1.0);
+                std::vector<double> q(static_cast<std::size_t>((rows + 4) * m), -1.0);
+                const Blas3Op first = gemm_op(m, n, k, 'N', x, m + 3, y, k + 1, p, m + 5);
+                const Blas3Op second = gemm_op(rows, m, n, 'T', z, rows + 2, p, m + 5, q, rows + 4);
+                const auto expected = [](Blas3Op op) {
+                    std::vector<double> want(static_cast<const double*>(op.c),
+                                             static_cast<const double*>(op.c) + op.ldc * op.n);
+                    op.c = want.data();
+                    naive_gemm(op);
+                    return want;
+                };
+                const uint64_t z_bytes = rows * n * sizeof(double);
+                const uint64_t p_bytes = m * n * sizeof(double);
                 for (int round = 0; round < 3; ++round) {
                     Transfers transfers;
-                    EXPECT_EQ(execute_blas3(first.op, no_cpu, transfers), Outcome::completed);
-                    EXPECT_EQ(first.c, first.expected());
-                    EXPECT_EQ(transfers.bytes_to_device,
-                              std::vector<uint64_t>({2, 1, 0})[round] * kMatrixBytes);
+                    const std::vector<double> want_p = expected(first);
+                    EXPECT_EQ(execute_blas3(first, no_cpu, transfers), Outcome::completed);
+                    EXPECT_EQ(p, want_p);
                     transfers = {};
-                    EXPECT_EQ(execute_blas3(second.op, no_cpu, transfers), Outcome::completed);
-                    EXPECT_EQ(second.c, second.expected()) << "round " << round;
-                    EXPECT_EQ(transfers.bytes_to_device, round == 0 ? 2 * kMatrixBytes : 0);
-                    EXPECT_EQ(transfers.bytes_reused, round == 0 ? 0 : 2 * kMatrixBytes);
+                    const std::vector<double> want_q = expected(second);
+                    EXPECT_EQ(execute_blas3(second, no_cpu, transfers), Outcome::completed);
+                    EXPECT_EQ(q, want_q) << "round " << round;
+                    const uint64_t copied[3] = {z_bytes + p_bytes, z_bytes, 0};
+                    const uint64_t reused[3] = {0, p_bytes, z_bytes + p_bytes};
+                    EXPECT_EQ(transfers.bytes_to_device, copied[round]) << "round " << round;
+                    EXPECT_EQ(transfers.bytes_reused, reused[round]) << "round " << round;
                 }
             },
             {{"GPUSHIM_CACHE_BYTES", std::to_string(8 * kMatrixBytes)},
-             {"GPUSHIM_PANEL_BYTES", std::to_string(32 * kOrder * sizeof(double))}}),
+             {"GPUSHIM_PANEL_BYTES", std::to_string(32 * 120 * sizeof(double))}}),
         testing::ExitedWithCode(0), "");
 }
 

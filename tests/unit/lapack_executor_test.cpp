@@ -99,6 +99,94 @@ TEST(LapackExecutorDeathTest, ArraysLargerThanThePinnedMemoryComeBackThroughTheC
                 testing::ExitedWithCode(0), "");
 }
 
+// GETRF's factors stay on the device for the solves that read them (GETRS, GETRI): the
+// factors of a matrix factored for the first time are kept at once (a solver factors a
+// new copy of the program's matrix at every call), and a factor the program changed is
+// copied again.
+TEST(LapackExecutorDeathTest, AFactorizationsFactorsStayOnTheDeviceForItsSolves) {
+    EXPECT_EXIT(testing_support::on_host_simulated_device(
+                    kDeviceBytes,
+                    [] {
+                        constexpr int64_t n = 300, lda = n + 3, nrhs = 2;
+                        constexpr uint64_t factor_bytes = n * n * sizeof(double);
+                        std::mt19937_64 rng(7);
+                        std::uniform_real_distribution<double> u(-1.0, 1.0);
+                        std::vector<double> matrix(static_cast<std::size_t>(lda * n));
+                        for (double& x : matrix) x = u(rng);
+                        std::vector<double> b(static_cast<std::size_t>(n * nrhs));
+                        for (double& x : b) x = u(rng);
+                        const std::vector<double> rhs = b;
+                        std::vector<double> a = matrix;
+                        std::vector<int32_t> pivots(static_cast<std::size_t>(n));
+
+                        LapackOp factor{};
+                        factor.kind = GPUSHIM_GETRF;
+                        factor.precision = GPUSHIM_PREC_D;
+                        factor.m = factor.n = n;
+                        factor.a = a.data();
+                        factor.lda = lda;
+                        factor.host_pivots = pivots.data();
+                        factor.pivot_bytes = sizeof(int32_t);
+                        Transfers transfers;
+                        ASSERT_EQ(execute_lapack(factor, transfers), Outcome::completed);
+                        EXPECT_EQ(transfers.bytes_reused, 0u);
+
+                        LapackOp solve = factor;
+                        solve.kind = GPUSHIM_GETRS;
+                        solve.trans = 'N';
+                        solve.nrhs = nrhs;
+                        solve.b = b.data();
+                        solve.ldb = n;
+                        transfers = {};
+                        ASSERT_EQ(execute_lapack(solve, transfers), Outcome::completed);
+                        EXPECT_EQ(transfers.bytes_reused, factor_bytes);
+                        // max |A x - b| / (n eps (max |A| max |x| n + max |b|)), A the matrix
+                        // factored
+                        double worst = 0, largest_x = 0;
+                        for (double x : b) largest_x = std::max(largest_x, std::abs(x));
+                        for (int64_t r = 0; r < nrhs; ++r) {
+                            for (int64_t i = 0; i < n; ++i) {
+                                double sum = -rhs[static_cast<std::size_t>(i + r * n)];
+                                for (int64_t j = 0; j < n; ++j)
+                                    sum += matrix[static_cast<std::size_t>(i + j * lda)] *
+                                           b[static_cast<std::size_t>(j + r * n)];
+                                worst = std::max(worst, std::abs(sum));
+                            }
+                        }
+                        EXPECT_LT(worst / (n * std::numeric_limits<double>::epsilon() *
+                                           (static_cast<double>(n) * largest_x + 1.0)),
+                                  16.0);
+
+                        a[5 + 7 * lda] += 1.0;  // the program changes the factors
+                        transfers = {};
+                        ASSERT_EQ(execute_lapack(solve, transfers), Outcome::completed);
+                        EXPECT_EQ(transfers.bytes_reused, 0u);
+
+                        a = matrix;  // a new factorization, then the inverse from its factors
+                        transfers = {};
+                        ASSERT_EQ(execute_lapack(factor, transfers), Outcome::completed);
+                        EXPECT_EQ(transfers.bytes_reused, 0u);  // a matrix to factor: copied
+                        EXPECT_GE(transfers.bytes_to_device, factor_bytes);
+                        LapackOp invert = factor;
+                        invert.kind = GPUSHIM_GETRI;
+                        transfers = {};
+                        ASSERT_EQ(execute_lapack(invert, transfers), Outcome::completed);
+                        EXPECT_EQ(transfers.bytes_reused, factor_bytes);
+                        double off_identity = 0;  // max |A A^-1 - I|
+                        for (int64_t j = 0; j < n; ++j) {
+                            for (int64_t i = 0; i < n; ++i) {
+                                double sum = i == j ? -1.0 : 0.0;
+                                for (int64_t l = 0; l < n; ++l)
+                                    sum += matrix[static_cast<std::size_t>(i + l * lda)] *
+                                           a[static_cast<std::size_t>(l + j * lda)];
+                                off_identity = std::max(off_identity, std::abs(sum));
+                            }
+                        }
+                        EXPECT_LT(off_identity, 1e-8);
+                    }),
+                testing::ExitedWithCode(0), "");
+}
+
 // A device that leaves a NaN as the last pivot of a Cholesky factor with INFO = 0: the
 // factor and the solution it gave, once delivered, are taken back, A and B are as they were,
 // and the CPU computes the call (where LAPACK stops at that pivot with INFO = n).

@@ -256,9 +256,25 @@ TEST_F(ResidencyCacheTest, AnOperandOnlyWrittenIsLeasedWhereCallsReadIt) {
 
     EXPECT_TRUE(use(cache_, written, false));  // two misses: the entry rests one use
     EXPECT_TRUE(use(cache_, written, false));
-    EXPECT_FALSE(cache_.lease(written, kMiB, kWrites).has_value());
-    EXPECT_FALSE(use(cache_, written, false));  // the rest, not shortened by the write
+    EXPECT_FALSE(cache_.lease(written, kMiB, kWrites).has_value());  // that use
     EXPECT_TRUE(cache_.lease(written, kMiB, kWrites).has_value());
+}
+
+// The matrix a factorization overwrites with its factors: an entry from the first sighting,
+// within the capacity like any other.
+TEST_F(ResidencyCacheTest, FactorsGetAnEntryAtTheirFirstSighting) {
+    constexpr auto kFactors = ResidencyCache::Access::reads_into_factors;
+    auto factors = cache_.lease(key(0x1000), kMiB, kFactors);
+    ASSERT_TRUE(factors.has_value());
+    EXPECT_EQ(cache_.entry_count(), 1u);
+    EXPECT_FALSE(cache_.lease(key(0x2000), 9 * kMiB, kFactors).has_value());  // beyond 8 MiB
+    EXPECT_EQ(cache_.entry_count(), 1u);
+    factors->prints() = {Fingerprint{7, 8}};
+    factors->keep();
+    factors.reset();
+    auto solve = cache_.lease(key(0x1000), kMiB);
+    ASSERT_TRUE(solve.has_value());
+    EXPECT_EQ(solve->prints(), (ChunkPrints{Fingerprint{7, 8}}));
 }
 
 // An input read in panels asks for the whole array's entry: found only with prints and not
@@ -289,7 +305,15 @@ TEST_F(ResidencyCacheTest, AWholeArrayReadInPanelsIsLeasedOnlyWhereItsCopyIsKnow
 
     EXPECT_TRUE(use(cache_, array, false));  // two misses: the entry rests one use
     EXPECT_TRUE(use(cache_, array, false));
-    EXPECT_FALSE(cache_.lease(array, kMiB, kWhole).has_value());
+    EXPECT_FALSE(cache_.lease(array, kMiB, kWhole).has_value());  // that use
+    EXPECT_FALSE(cache_.lease(array, kMiB, kWhole).has_value());  // its prints are gone
+    {
+        auto result = cache_.lease(array, kMiB, kWrites);
+        ASSERT_TRUE(result.has_value());
+        result->prints() = {Fingerprint{5, 6}};
+        result->keep();
+    }
+    EXPECT_TRUE(cache_.lease(array, kMiB, kWhole).has_value());
 }
 
 TEST_F(ResidencyCacheTest, NoRoomOnTheDeviceMeansNoLease) {

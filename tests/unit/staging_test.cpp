@@ -164,35 +164,34 @@ TEST(Staging, APackedMatrixDeliveredWholeIsWhatItWas) {
     EXPECT_EQ(first_of_column_7, original[7 * ld]);
 }
 
-// Prints taken while a result is delivered in blocks of columns are those an upload of the
-// delivered matrix takes: over chunks of 32 MiB and pieces of 1 MiB that the blocks' edges
-// cut anywhere.
+// Prints taken while a result is delivered in parts are those an upload of the delivered
+// matrix takes: over chunks of 32 MiB and pieces of 1 MiB that the parts' edges cut
+// anywhere (blocks of columns, or runs of bytes that split columns and elements).
 TEST(Staging, PrintsTakenWhileDeliveringAreThoseAnUploadTakes) {
     const int64_t rows = 1000, cols = 4500, ld = 1003;  // 36 MB packed: two chunks
     std::vector<double> packed(static_cast<std::size_t>(rows * cols));
     std::iota(packed.begin(), packed.end(), 0.125);
     const auto* packed_bytes = reinterpret_cast<const std::byte*>(packed.data());
     const std::size_t column_bytes = rows * sizeof(double);
-    for (int64_t width : {int64_t{7}, int64_t{1000}, cols}) {
+    const std::size_t total = packed.size() * sizeof(double);
+    // Parts of 7, 1000 and all columns; of 32 MiB and 5 MB + 3 bytes.
+    for (std::size_t part : {7 * column_bytes, 1000 * column_bytes, total, std::size_t{32} << 20,
+                             std::size_t{5000003}}) {
         std::vector<double> out = numbered(ld, cols, -3.0);
         const Matrix whole{
             reinterpret_cast<const std::byte*>(out.data()), ld, {rows, cols}, sizeof(double)};
         DeliveredPrints prints(whole.bytes());
-        for (int64_t first = 0; first < cols; first += width) {
-            const int64_t count = std::min(width, cols - first);
-            const Matrix block{whole.column(first), ld, {rows, count}, sizeof(double)};
-            const std::size_t offset = static_cast<std::size_t>(first) * column_bytes;
-            prints.deliver(packed_bytes + offset, block, offset);
-        }
+        for (std::size_t offset = 0; offset < total; offset += part)
+            prints.deliver(packed_bytes + offset, offset, std::min(part, total - offset), whole);
         for (int64_t j = 0; j < cols; ++j) {
             ASSERT_EQ(std::memcmp(whole.column(j), packed_bytes + j * column_bytes, column_bytes),
                       0)
-                << "column " << j << ", blocks of " << width;
+                << "column " << j << ", parts of " << part << " bytes";
         }
         const ChunkPrints taken = prints.finish();
         ASSERT_EQ(taken.size(), 2u);
         for (std::size_t chunk = 0; chunk < taken.size(); ++chunk)
-            EXPECT_EQ(taken[chunk], chunk_print(whole, chunk)) << "blocks of " << width;
+            EXPECT_EQ(taken[chunk], chunk_print(whole, chunk)) << "parts of " << part << " bytes";
         EXPECT_NE(taken[0], taken[1]);
     }
 }
