@@ -28,6 +28,9 @@ is copied again.
     Q, which no call reads, is never kept. In one panel and in four
     (GPUSHIM_PANEL_BYTES=16000: P's prints are taken across panels, and P @ V reads the
     kept P whole, not in the panels it would otherwise keep)
+  - SciPy's solve (GETRF, then GETRS on the factors) three times and inv (GETRF, then
+    GETRI): each GETRS and GETRI finds the factors on the device (the report's dgetrs and
+    dgetri bytes_reused are the factors' bytes, each time), and every result is checked
 Steps: 1 first product (an operand seen once is not kept); 2 the same (now kept); 2b the
 same (found on the device); 3 W[0,0] changed; 4 W[-1,-1] changed; 5 X[3,5] changed; 6 a
 copy of W (another address); 7 W doubled in place; 8 the copy freed and a new random
@@ -126,6 +129,60 @@ else:
 print("RESULTS", "WRONG " + "; ".join(bad) if bad else "OK")
 sys.exit(1 if bad else 0)
 ''' % (Z_ROWS, M, K, N)
+
+
+SOLVES = 3
+FACTOR_ORDER = 500
+SCIPY_PROGRAM = r'''
+import numpy as np
+import scipy.linalg as sl
+n = %d
+rng = np.random.default_rng(5)
+A = rng.standard_normal((n, n)) + n * np.eye(n)
+B = rng.standard_normal((n, 3))
+eps = np.finfo(np.float64).eps
+bad = []
+for i in range(%d):
+    x = sl.solve(A, B)
+    residual = np.abs(np.einsum("ij,jk->ik", A, x, optimize=False) - B).max()
+    if not residual <= 16 * n * eps * (n * np.abs(A).max() * np.abs(x).max() + np.abs(B).max()):
+        bad.append(f"solve {i}: residual {residual:.3g}")
+inverse = sl.inv(A)
+off = np.abs(np.einsum("ij,jk->ik", A, inverse, optimize=False) - np.eye(n)).max()
+if not off <= 1e-10:
+    bad.append(f"inv: max |A inv(A) - I| {off:.3g}")
+print("RESULTS", "WRONG " + "; ".join(bad) if bad else "OK")
+''' % (FACTOR_ORDER, SOLVES)
+
+
+def scipy_factors_case(python: str, shim: str, tmp: str) -> list[str]:
+    """SciPy's solve and inv: the factors GETRF leaves are found by GETRS and GETRI."""
+    prog = os.path.join(tmp, "scipy_solve.py")
+    with open(prog, "w") as f:
+        f.write(SCIPY_PROGRAM)
+    rdir = os.path.join(tmp, "scipy")
+    os.mkdir(rdir)
+    env = st.make_env(shim, rdir, extra={"OPENBLAS_NUM_THREADS": "1"})
+    res = st.run([python, prog], env, cwd=tmp)
+    if res.returncode != 0 or "RESULTS OK" not in res.stdout:
+        return [f"exit {res.returncode}, stdout {res.stdout.strip()[-600:]!r}, stderr "
+                f"{res.stderr.strip()[-600:]!r}"]
+    report = st.load_report_file(st.report_files(rdir)[0]) if st.report_files(rdir) else {}
+    factor_bytes = FACTOR_ORDER * FACTOR_ORDER * 8
+    problems = []
+    for routine, gpu_calls, reused in (("dgetrf", SOLVES + 1, 0),
+                                       ("dgetrs", SOLVES, SOLVES * factor_bytes),
+                                       ("dgetri", 1, factor_bytes)):
+        entry = report.get(routine)
+        if entry is None:
+            problems.append(f"no {routine} in the report")
+            continue
+        st.log(f"scipy solve and inv: {routine} gpu_calls {entry['gpu_calls']}, bytes_reused "
+               f"{entry.get('bytes_reused')}")
+        if (entry["gpu_calls"], entry.get("bytes_reused")) != (gpu_calls, reused):
+            problems.append(f"{routine}: (gpu_calls, bytes_reused) = ({entry['gpu_calls']}, "
+                            f"{entry.get('bytes_reused')}), expected ({gpu_calls}, {reused})")
+    return problems
 
 
 def expected_bytes(panels: int) -> tuple[int, int]:
@@ -235,6 +292,9 @@ def main() -> int:
                 st.log(f"stderr: {res.stderr.strip()[-600:]}")
             problems += [f"{name}: {p}" for p in mine]
             st.log(f"{name}: {'FAIL' if mine else 'ok'}")
+        mine = scipy_factors_case(args.python, shim, tmp)
+        problems += [f"scipy solve and inv: {p}" for p in mine]
+        st.log(f"scipy solve and inv: {'FAIL' if mine else 'ok'}")
     return st.finish(problems, "PASS")
 
 
