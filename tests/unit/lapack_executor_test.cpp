@@ -78,6 +78,19 @@ struct Posv {
     }
 };
 
+// GETRF of the n x n matrix in `a` (leading dimension lda), 32-bit pivots into `pivots`.
+LapackOp getrf_op(std::vector<double>& a, int64_t n, int64_t lda, std::vector<int32_t>& pivots) {
+    LapackOp op{};
+    op.kind = GPUSHIM_GETRF;
+    op.precision = GPUSHIM_PREC_D;
+    op.m = op.n = n;
+    op.a = a.data();
+    op.lda = lda;
+    op.host_pivots = pivots.data();
+    op.pivot_bytes = sizeof(int32_t);
+    return op;
+}
+
 bool same_bytes(const std::vector<double>& x, const std::vector<double>& y) {
     return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
 }
@@ -119,14 +132,7 @@ TEST(LapackExecutorDeathTest, AFactorizationsFactorsStayOnTheDeviceForItsSolves)
                         std::vector<double> a = matrix;
                         std::vector<int32_t> pivots(static_cast<std::size_t>(n));
 
-                        LapackOp factor{};
-                        factor.kind = GPUSHIM_GETRF;
-                        factor.precision = GPUSHIM_PREC_D;
-                        factor.m = factor.n = n;
-                        factor.a = a.data();
-                        factor.lda = lda;
-                        factor.host_pivots = pivots.data();
-                        factor.pivot_bytes = sizeof(int32_t);
+                        const LapackOp factor = getrf_op(a, n, lda, pivots);
                         Transfers transfers;
                         ASSERT_EQ(execute_lapack(factor, transfers), Outcome::completed);
                         EXPECT_EQ(transfers.bytes_reused, 0u);
@@ -219,16 +225,8 @@ TEST(LapackExecutorDeathTest, AnUnwrittenInfoIsNoSuccess) {
                         constexpr int64_t n = 300;
                         const auto getrf = [](std::vector<double>& a,
                                               std::vector<int32_t>& pivots) {
-                            LapackOp op{};
-                            op.kind = GPUSHIM_GETRF;
-                            op.precision = GPUSHIM_PREC_D;
-                            op.m = op.n = n;
-                            op.a = a.data();
-                            op.lda = n;
-                            op.host_pivots = pivots.data();
-                            op.pivot_bytes = sizeof(int32_t);
                             Transfers transfers;
-                            return execute_lapack(op, transfers);
+                            return execute_lapack(getrf_op(a, n, n, pivots), transfers);
                         };
                         std::mt19937_64 rng(3);
                         std::uniform_real_distribution<double> u(-1.0, 1.0);
