@@ -24,13 +24,6 @@ Matrix operand(const Blas3Op& op, Operand which) {
             element_size(op.precision)};
 }
 
-std::optional<ResidencyCache::Lease> lease(
-    ResidencyCache& cache, const Matrix& m,
-    ResidencyCache::Access access = ResidencyCache::Access::reads) {
-    if (m.bytes() == 0) return std::nullopt;
-    return cache.lease({m.host, m.ld, m.extent.rows, m.extent.cols, m.element}, m.bytes(), access);
-}
-
 // What a panel writes in the caller's memory: the output operand of its sub-call, or the
 // rectangle a triangle's columns lie in, of which one triangle is delivered.
 struct PanelOutput {
@@ -126,15 +119,16 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
         b_leases.clear();
     };
     if (ResidencyCache* cache = narrowed ? nullptr : residency_cache(*plugin); cache != nullptr) {
-        a_lease = lease(*cache, a);
+        a_lease = lease_matrix(*cache, a);
         const bool b_fits = whole_b.bytes() <= cache->capacity();
         const bool b_read = b_fits && uses_b && output != Operand::b;
         if (b_read && !shared_b && panels > 1)
-            whole_b_lease = lease(*cache, whole_b, ResidencyCache::Access::reads_whole_if_kept);
+            whole_b_lease =
+                lease_matrix(*cache, whole_b, ResidencyCache::Access::reads_whole_if_kept);
         const int64_t b_parts = whole_b_lease ? 0 : shared_b ? 1 : panels;
         bool every_part = true;
         for (int64_t p = 0; b_read && p < b_parts; ++p) {
-            auto part = lease(*cache, shared_b ? whole_b : operand(panel_at(p), Operand::b));
+            auto part = lease_matrix(*cache, shared_b ? whole_b : operand(panel_at(p), Operand::b));
             every_part = every_part && part.has_value();
             if (part.has_value()) b_leases.push_back(std::move(*part));
         }
@@ -145,9 +139,9 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
         // for an array that calls read, and not while it rests (the program changes it
         // between calls).
         if (axis == PanelAxis::columns) {
-            output_lease = lease(*cache, whole_output,
-                                 reads_whole_output ? ResidencyCache::Access::reads
-                                                    : ResidencyCache::Access::writes_only);
+            output_lease = lease_matrix(*cache, whole_output,
+                                        reads_whole_output ? ResidencyCache::Access::reads
+                                                           : ResidencyCache::Access::writes_only);
             if (output_lease && !output_lease->checks()) {
                 output_lease->keep();
                 output_lease.reset();
@@ -172,13 +166,12 @@ std::optional<Outcome> execute_in_panels(const gpushim_device_plugin* plugin, co
         // The leases may hold what the call needs: without them, the pool's shortage hook
         // can free their memory, and the call needs only two panels of B and of C.
         buffers.reset();
-        if (a_lease) a_lease->keep();
-        a_lease.reset();
+        for (std::optional<ResidencyCache::Lease>* lease :
+             {&a_lease, &whole_b_lease, &output_lease}) {
+            if (*lease) (*lease)->keep();
+            lease->reset();
+        }
         give_back_b();
-        if (whole_b_lease) whole_b_lease->keep();
-        whole_b_lease.reset();
-        if (output_lease) output_lease->keep();
-        output_lease.reset();
         allocate_buffers();
     }
     if (!buffers->ok()) {

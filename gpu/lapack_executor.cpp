@@ -111,14 +111,19 @@ bool overwritten(const LapackOperand& operand) {
     return operand.deliver && operand.upload;
 }
 
+// Whether all of an array comes back to the caller: not a triangle, nor SYEVR's first
+// `found` columns.
+bool delivered_whole(const LapackOperand& operand) {
+    return operand.deliver && operand.part == Triangle::all &&
+           operand.limits == FoundLimits::nothing;
+}
+
 // Whether an operand's device copy may be kept for later calls (gpu/residency_cache.h):
 // the factors a solve only reads, and an array uploaded and delivered whole (factors,
 // solutions, inverses), whose device copy then holds what the caller's array holds. Not an
 // array the device changes without delivering it all (a triangle, SYEVD's destroyed A).
 bool may_stay_on_device(const LapackOperand& operand) {
-    return operand.upload && operand.host.bytes() > 0 &&
-           (operand.device_reads_only || (operand.deliver && operand.part == Triangle::all &&
-                                          operand.limits == FoundLimits::nothing));
+    return operand.upload && (operand.device_reads_only || delivered_whole(operand));
 }
 
 std::vector<int64_t> widened_pivots(const LapackOp& op, int64_t count) {
@@ -188,13 +193,12 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     std::array<std::optional<ResidencyCache::Lease>, kMaxParts> leases;
     if (ResidencyCache* cache = residency_cache(*plugin); cache != nullptr) {
         for (std::size_t i = 0; i < operands.count; ++i) {
-            const Matrix& host = operands.list[i].host;
-            if (may_stay_on_device(operands.list[i]))
-                leases[i] = cache->lease(
-                    {host.host, host.ld, host.extent.rows, host.extent.cols, host.element},
-                    host.bytes(),
-                    operands.list[i].factors ? ResidencyCache::Access::reads_into_factors
-                                             : ResidencyCache::Access::reads);
+            const LapackOperand& operand = operands.list[i];
+            if (may_stay_on_device(operand))
+                leases[i] =
+                    lease_matrix(*cache, operand.host,
+                                 operand.factors ? ResidencyCache::Access::reads_into_factors
+                                                 : ResidencyCache::Access::reads);
         }
     }
     DeviceMemoryPool& pool = device_pool(*plugin);
@@ -205,6 +209,13 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
         buffers.emplace(pool, own);
     };
     allocate_buffers();
+    // Given back before anything was uploaded: their entries stay as they were.
+    const auto give_back_leases = [&leases] {
+        for (auto& lease : leases) {
+            if (lease) lease->keep();
+            lease.reset();
+        }
+    };
     const auto leased_any = [&] {
         return std::any_of(leases.begin(), leases.end(),
                            [](const auto& l) { return l.has_value(); });
@@ -212,10 +223,7 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     if (!buffers->ok() && leased_any()) {
         // Without the leases, the pool's shortage hook can free what they hold.
         buffers.reset();
-        for (auto& lease : leases) {
-            if (lease) lease->keep();
-            lease.reset();
-        }
+        give_back_leases();
         allocate_buffers();
     }
     if (!buffers->ok()) {
@@ -230,9 +238,7 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
     HostBackup host_backup;
     std::byte* const backup = backup_bytes > 0 ? host_backup.reserve(backup_bytes) : nullptr;
     if (backup_bytes > 0 && backup == nullptr) {
-        for (auto& lease : leases) {
-            if (lease) lease->keep();
-        }
+        give_back_leases();
         log::write(log::Level::info,
                    "no host memory for a %.1f MB copy of the arrays the call overwrites; "
                    "computing on the CPU",
@@ -350,8 +356,7 @@ Outcome execute_lapack(const LapackOp& op, Transfers& transfers) {
         const Matrix part = delivered_part(operand, found);
         // Prints describe the whole array: taken only where all of it is delivered.
         std::optional<DeliveredPrints> printed;
-        if (leases[i] && leases[i]->checks() && operand.part == Triangle::all &&
-            operand.limits == FoundLimits::nothing)
+        if (leases[i] && leases[i]->checks() && delivered_whole(operand))
             printed.emplace(part.bytes());
         status = staging.download_packed(
             device_array(i), part.bytes(),

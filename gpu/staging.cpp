@@ -288,6 +288,12 @@ void pack(const Matrix& m, std::byte* packed) {
     pack_bytes(packed, m, 0, m.bytes(), false);
 }
 
+std::optional<ResidencyCache::Lease> lease_matrix(ResidencyCache& cache, const Matrix& m,
+                                                  ResidencyCache::Access access) {
+    if (m.bytes() == 0) return std::nullopt;
+    return cache.lease({m.host, m.ld, m.extent.rows, m.extent.cols, m.element}, m.bytes(), access);
+}
+
 // A chunk's print is made of the prints of its pieces, which then lie at multiples of
 // kCopyPieceBytes in the whole packed form as well.
 static_assert(QueueContext::kChunkBytes % kCopyPieceBytes == 0);

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "dispatch/blas3_call.h"
@@ -125,6 +126,12 @@ void deliver_chunk(const std::byte* chunk, std::size_t offset, std::size_t bytes
 
 // Copies a matrix into `packed` (leading dimension = rows), on the copy threads.
 void pack(const Matrix& m, std::byte* packed);
+
+// The residency cache's entry of a column-major host matrix (nullopt for an empty one):
+// ResidencyCache::lease with the matrix's key.
+std::optional<ResidencyCache::Lease> lease_matrix(
+    ResidencyCache& cache, const Matrix& m,
+    ResidencyCache::Access access = ResidencyCache::Access::reads);
 
 // The fingerprint Staging::upload takes of chunk `chunk` (of QueueContext::kChunkBytes) of
 // m's packed form.
