@@ -37,6 +37,10 @@ SKIP = 77
 TEST_BACKEND_VARIABLE = "TEST_GPUSHIM_BACKEND"
 CUDASIM_VARIABLE = "TEST_GPUSHIM_CUDASIM"
 EMULATOR_VARIABLE = "TEST_GPUSHIM_EMULATOR"
+# A sanitizer build's runtime (libtsan.so), set by CMake in such a build: an instrumented shim
+# preloaded into an uninstrumented program (Python, R, sh) needs it ahead of libc, which it
+# comes after when it is loaded as the shim's dependency (the program then crashes).
+SANITIZER_RUNTIME_VARIABLE = "TEST_GPUSHIM_SANITIZER_RUNTIME"
 # Where launchers put a process's rank on its node, in the order GPUSHIM_DEVICE=local-rank
 # looks at them (gpu/device_choice.cpp).
 LOCAL_RANK_VARIABLES = ("OMPI_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_RANK",
@@ -178,7 +182,8 @@ def make_env(shim: str | None, report_dir: str | None, *, preload: bool = True,
         old = os.environ.get("LD_PRELOAD", "")
         # Keep a preload the caller set (e.g. a sanitizer runtime), but never a second shim.
         keep = [p for p in old.replace(":", " ").split() if "libgpushim" not in p]
-        env["LD_PRELOAD"] = " ".join([shim] + keep)
+        runtime = [r for r in [os.environ.get(SANITIZER_RUNTIME_VARIABLE, "")] if r]
+        env["LD_PRELOAD"] = " ".join(runtime + [shim] + keep)
     if shim is not None:
         if backend is not None:
             env["GPUSHIM_BACKEND"] = backend

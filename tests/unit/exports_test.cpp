@@ -6,6 +6,7 @@
 #include <elf.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -164,9 +165,19 @@ std::set<std::string> needed_libraries(const char* path) {
 TEST(Exports, TheShimNeedsOnlyTheCAndCxxRuntimes) {
     const std::set<std::string> allowed{"libc.so.6", "libm.so.6", "libstdc++.so.6",
                                         "libgcc_s.so.1"};
+    // A sanitizer build (GPUSHIM_SANITIZER) links the sanitizer's runtime too: libtsan.so.2.
+    const std::string sanitizer_runtime = GPUSHIM_SANITIZER_RUNTIME;
+    const auto is_sanitizer_runtime = [&](const std::string& library) {
+        return !sanitizer_runtime.empty() && library.starts_with(sanitizer_runtime + ".so.");
+    };
     const std::set<std::string> needed = needed_libraries(GPUSHIM_SHIM_PATH);
     EXPECT_TRUE(needed.contains("libc.so.6")) << "the dynamic section was not read";
-    for (const std::string& library : needed) EXPECT_TRUE(allowed.contains(library)) << library;
+    if (!sanitizer_runtime.empty()) {
+        EXPECT_TRUE(std::ranges::any_of(needed, is_sanitizer_runtime))
+            << "a build with GPUSHIM_SANITIZER, but the shim is not instrumented";
+    }
+    for (const std::string& library : needed)
+        EXPECT_TRUE(allowed.contains(library) || is_sanitizer_runtime(library)) << library;
 }
 
 }  // namespace
