@@ -165,6 +165,7 @@ LapackOperands lapack_operands(const LapackOp& op) {
             break;
         case GPUSHIM_ORMQR:
             operands.add(Slot::a, op.a, op.lda, op.side == 'L' ? op.m : n, op.k, true, false);
+            operands.read_only_on_device();  // the device interface's contract: a is read
             operands.add(Slot::tau, op.tau, op.k, op.k, 1, true, false);
             operands.add(Slot::b, op.b, op.ldb, op.m, n, true, true);
             break;

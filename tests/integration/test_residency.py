@@ -30,7 +30,10 @@ is copied again.
     kept P whole, not in the panels it would otherwise keep)
   - SciPy's solve (GETRF, then GETRS on the factors) three times and inv (GETRF, then
     GETRI): each GETRS and GETRI finds the factors on the device (the report's dgetrs and
-    dgetri bytes_reused are the factors' bytes, each time), and every result is checked
+    dgetri bytes_reused are the factors' bytes, each time), and every result is checked;
+    then SciPy's qr_multiply twice (GEQRF, then ORMQR with the reflectors GEQRF left, which
+    the device only reads: dormqr's bytes_reused are the reflectors' bytes, each time),
+    checked by C A = (C Q) R and A^T A = R^T R
 Steps: 1 first product (an operand seen once is not kept); 2 the same (now kept); 2b the
 same (found on the device); 3 W[0,0] changed; 4 W[-1,-1] changed; 5 X[3,5] changed; 6 a
 copy of W (another address); 7 W doubled in place; 8 the copy freed and a new random
@@ -132,6 +135,7 @@ sys.exit(1 if bad else 0)
 
 
 SOLVES = 3
+QR_PRODUCTS = 2
 FACTOR_ORDER = 500
 SCIPY_PROGRAM = r'''
 import numpy as np
@@ -151,12 +155,23 @@ inverse = sl.inv(A)
 off = np.abs(np.einsum("ij,jk->ik", A, inverse, optimize=False) - np.eye(n)).max()
 if not off <= 1e-10:
     bad.append(f"inv: max |A inv(A) - I| {off:.3g}")
+C = rng.standard_normal((3, n))
+for i in range(%d):
+    CQ, R = sl.qr_multiply(A, C)
+    scale = 16 * n * eps * n * np.abs(A).max() * max(np.abs(C).max(), np.abs(R).max())
+    off = np.abs(np.einsum("ij,jk->ik", CQ, R, optimize=False) -
+                 np.einsum("ij,jk->ik", C, A, optimize=False)).max()
+    gram = np.abs(np.einsum("ji,jk->ik", R, R, optimize=False) -
+                  np.einsum("ji,jk->ik", A, A, optimize=False)).max()
+    if not (off <= scale and gram <= scale * np.abs(R).max()):
+        bad.append(f"qr_multiply {i}: max |(C Q) R - C A| {off:.3g}, |R^T R - A^T A| {gram:.3g}")
 print("RESULTS", "WRONG " + "; ".join(bad) if bad else "OK")
-''' % (FACTOR_ORDER, SOLVES)
+''' % (FACTOR_ORDER, SOLVES, QR_PRODUCTS)
 
 
 def scipy_factors_case(python: str, shim: str, tmp: str) -> list[str]:
-    """SciPy's solve and inv: the factors GETRF leaves are found by GETRS and GETRI."""
+    """SciPy's solve, inv and qr_multiply: the factors GETRF and GEQRF leave are found by
+    GETRS, GETRI and ORMQR."""
     prog = os.path.join(tmp, "scipy_solve.py")
     with open(prog, "w") as f:
         f.write(SCIPY_PROGRAM)
@@ -172,12 +187,13 @@ def scipy_factors_case(python: str, shim: str, tmp: str) -> list[str]:
     problems = []
     for routine, gpu_calls, reused in (("dgetrf", SOLVES + 1, 0),
                                        ("dgetrs", SOLVES, SOLVES * factor_bytes),
-                                       ("dgetri", 1, factor_bytes)):
+                                       ("dgetri", 1, factor_bytes),
+                                       ("dormqr", QR_PRODUCTS, QR_PRODUCTS * factor_bytes)):
         entry = report.get(routine)
         if entry is None:
             problems.append(f"no {routine} in the report")
             continue
-        st.log(f"scipy solve and inv: {routine} gpu_calls {entry['gpu_calls']}, bytes_reused "
+        st.log(f"scipy solve, inv, qr_multiply: {routine} gpu_calls {entry['gpu_calls']}, bytes_reused "
                f"{entry.get('bytes_reused')}")
         if (entry["gpu_calls"], entry.get("bytes_reused")) != (gpu_calls, reused):
             problems.append(f"{routine}: (gpu_calls, bytes_reused) = ({entry['gpu_calls']}, "
@@ -293,8 +309,8 @@ def main() -> int:
             problems += [f"{name}: {p}" for p in mine]
             st.log(f"{name}: {'FAIL' if mine else 'ok'}")
         mine = scipy_factors_case(args.python, shim, tmp)
-        problems += [f"scipy solve and inv: {p}" for p in mine]
-        st.log(f"scipy solve and inv: {'FAIL' if mine else 'ok'}")
+        problems += [f"scipy solve, inv, qr_multiply: {p}" for p in mine]
+        st.log(f"scipy solve, inv, qr_multiply: {'FAIL' if mine else 'ok'}")
     return st.finish(problems, "PASS")
 
 

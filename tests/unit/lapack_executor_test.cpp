@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -191,6 +192,79 @@ TEST(LapackExecutorDeathTest, AFactorizationsFactorsStayOnTheDeviceForItsSolves)
                         EXPECT_LT(off_identity, 1e-8);
                     }),
                 testing::ExitedWithCode(0), "");
+}
+
+// GEQRF's factors stay on the device for the products with Q that read them (ORMQR, which
+// the device only reads): Q^T A gives R, and Q R gives A back, without A copied again.
+TEST(LapackExecutorDeathTest, QrFactorsStayOnTheDeviceForTheProductsWithQ) {
+    EXPECT_EXIT(
+        testing_support::on_host_simulated_device(
+            kDeviceBytes,
+            [] {
+                constexpr int64_t m = 320, n = 200, lda = m + 3, ldc = m + 1;
+                constexpr uint64_t reflector_bytes = m * n * sizeof(double);
+                std::mt19937_64 rng(11);
+                std::uniform_real_distribution<double> u(-1.0, 1.0);
+                std::vector<double> matrix(static_cast<std::size_t>(lda * n));
+                for (double& x : matrix) x = u(rng);
+                std::vector<double> a = matrix;
+                std::vector<double> tau(static_cast<std::size_t>(n));
+
+                LapackOp factor{};
+                factor.kind = GPUSHIM_GEQRF;
+                factor.precision = GPUSHIM_PREC_D;
+                factor.m = m;
+                factor.n = n;
+                factor.a = a.data();
+                factor.lda = lda;
+                factor.tau = tau.data();
+                Transfers transfers;
+                ASSERT_EQ(execute_lapack(factor, transfers), Outcome::completed);
+
+                std::vector<double> c(static_cast<std::size_t>(ldc * n));
+                for (int64_t j = 0; j < n; ++j)
+                    for (int64_t i = 0; i < m; ++i)
+                        c[static_cast<std::size_t>(i + j * ldc)] =
+                            matrix[static_cast<std::size_t>(i + j * lda)];
+                LapackOp product = factor;
+                product.kind = GPUSHIM_ORMQR;
+                product.side = 'L';
+                product.trans = 'T';
+                product.k = n;
+                product.b = c.data();
+                product.ldb = ldc;
+                transfers = {};
+                ASSERT_EQ(execute_lapack(product, transfers), Outcome::completed);
+                EXPECT_EQ(transfers.bytes_reused, reflector_bytes);
+
+                // Every column of A has norm at most sqrt(m); Q^T A and Q R round on that scale.
+                const double bound =
+                    16.0 * m * std::numeric_limits<double>::epsilon() * std::sqrt(double{m});
+                double off_r = 0;  // max |Q^T A - R|
+                for (int64_t j = 0; j < n; ++j) {
+                    for (int64_t i = 0; i < m; ++i) {
+                        const double r = i <= j ? a[static_cast<std::size_t>(i + j * lda)] : 0.0;
+                        off_r =
+                            std::max(off_r, std::abs(c[static_cast<std::size_t>(i + j * ldc)] - r));
+                    }
+                }
+                EXPECT_LT(off_r, bound);
+
+                product.trans = 'N';
+                transfers = {};
+                ASSERT_EQ(execute_lapack(product, transfers), Outcome::completed);
+                EXPECT_EQ(transfers.bytes_reused, reflector_bytes);
+                double off_a = 0;  // max |Q (Q^T A) - A|
+                for (int64_t j = 0; j < n; ++j) {
+                    for (int64_t i = 0; i < m; ++i) {
+                        off_a = std::max(off_a,
+                                         std::abs(c[static_cast<std::size_t>(i + j * ldc)] -
+                                                  matrix[static_cast<std::size_t>(i + j * lda)]));
+                    }
+                }
+                EXPECT_LT(off_a, 2 * bound);
+            }),
+        testing::ExitedWithCode(0), "");
 }
 
 // A device that leaves a NaN as the last pivot of a Cholesky factor with INFO = 0: the
