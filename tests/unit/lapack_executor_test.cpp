@@ -92,6 +92,15 @@ LapackOp getrf_op(std::vector<double>& a, int64_t n, int64_t lda, std::vector<in
     return op;
 }
 
+// `count` values uniform in [-1, 1), the same for the same seed.
+std::vector<double> uniform_values(int64_t count, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::vector<double> values(static_cast<std::size_t>(count));
+    for (double& x : values) x = u(rng);
+    return values;
+}
+
 bool same_bytes(const std::vector<double>& x, const std::vector<double>& y) {
     return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
 }
@@ -123,12 +132,8 @@ TEST(LapackExecutorDeathTest, AFactorizationsFactorsStayOnTheDeviceForItsSolves)
                     [] {
                         constexpr int64_t n = 300, lda = n + 3, nrhs = 2;
                         constexpr uint64_t factor_bytes = n * n * sizeof(double);
-                        std::mt19937_64 rng(7);
-                        std::uniform_real_distribution<double> u(-1.0, 1.0);
-                        std::vector<double> matrix(static_cast<std::size_t>(lda * n));
-                        for (double& x : matrix) x = u(rng);
-                        std::vector<double> b(static_cast<std::size_t>(n * nrhs));
-                        for (double& x : b) x = u(rng);
+                        const std::vector<double> matrix = uniform_values(lda * n, 7);
+                        std::vector<double> b = uniform_values(n * nrhs, 8);
                         const std::vector<double> rhs = b;
                         std::vector<double> a = matrix;
                         std::vector<int32_t> pivots(static_cast<std::size_t>(n));
@@ -203,10 +208,7 @@ TEST(LapackExecutorDeathTest, QrFactorsStayOnTheDeviceForTheProductsWithQ) {
             [] {
                 constexpr int64_t m = 320, n = 200, lda = m + 3, ldc = m + 1;
                 constexpr uint64_t reflector_bytes = m * n * sizeof(double);
-                std::mt19937_64 rng(11);
-                std::uniform_real_distribution<double> u(-1.0, 1.0);
-                std::vector<double> matrix(static_cast<std::size_t>(lda * n));
-                for (double& x : matrix) x = u(rng);
+                const std::vector<double> matrix = uniform_values(lda * n, 11);
                 std::vector<double> a = matrix;
                 std::vector<double> tau(static_cast<std::size_t>(n));
 
