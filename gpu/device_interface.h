@@ -89,6 +89,9 @@ typedef enum {
 /* A LAPACK operation on device memory, with the meaning of the LAPACK routine of the same
  * name (column-major, 1-based pivots). Flags are upper-case characters. Matrices are
  * packed by the caller of the plugin, but a plugin must honour every leading dimension.
+ * An array "read" holds, when the operation ends, every byte it held at its start: the host
+ * may keep it for later operations (a plugin may use it as scratch meanwhile, as LAPACK's
+ * xORM2R does with the reflectors' diagonal, if it puts it back).
  *   POTRF  uplo, n, a.                 a: the factor in the uplo triangle (other untouched)
  *   GETRF  m, n, a, ipiv.              a: L and U; ipiv: min(m, n) row interchanges
  *   GETRS  trans, n, nrhs, a, ipiv, b. a, ipiv: GETRF's output (read); b: B in, X out
@@ -124,8 +127,8 @@ typedef enum {
  *          A is of full rank: the caller checks R's diagonal.
  *   GELSD  m >= n, nrhs, a (destroyed), b (m x nrhs), rcond, w, found. The minimum-norm
  *          solution with the singular values w(i) <= rcond * w(1) taken as zero (rcond <= 0
- *          or >= 1: machine epsilon, as LAPACK's xLALSD): b's first n rows X; when the rank is n, rows n+1..m the
- *          components of the residual (their sum of squares is its square norm); w: the n
+ *          or >= 1: machine epsilon, as LAPACK's xLALSD): b's first n rows X; when the rank is n,
+ * rows n+1..m the components of the residual (their sum of squares is its square norm); w: the n
  *          singular values of A, descending; *found (device int64_t): the effective rank.
  *   SYTRF  uplo, n, a, ipiv.           a: D and the multipliers of A = L D L^T (U D U^T), with
  *          L = P(1) L(1) P(2) L(2) ... (U = P(n) U(n) ...), stored in the uplo triangle as
@@ -138,12 +141,12 @@ typedef enum {
  *   SYSV   uplo, n, nrhs, a, ipiv, b.  SYTRF of a, then SYTRS on b; info: SYTRF's
  * The triangular operations (GETRI's U, POTRI, TRTRS, TRTRI with diag 'N') are given only
  * matrices whose diagonal has no exact zero, SYTRI and SYTRS no 1 x 1 block of D that is
- * exactly zero, and pivots each in [-n, -1] or [1, n]. The real outputs (w, wi; vl, vu and rcond are doubles) are float for S and C,
- * double for D and Z. info: one int in device memory, set to LAPACK's INFO (0, or k > 0
- * as LAPACK defines it for the routine); when it is not 0 the other outputs are unspecified
- * (the host then computes the call on the CPU from its own copy of the inputs: a plugin
- * need not wait for INFO before the steps that follow, such as GESV's solve). Invalid
- * arguments never reach a plugin. Unused fields are zero. */
+ * exactly zero, and pivots each in [-n, -1] or [1, n]. The real outputs (w, wi; vl, vu and rcond
+ * are doubles) are float for S and C, double for D and Z. info: one int in device memory, set to
+ * LAPACK's INFO (0, or k > 0 as LAPACK defines it for the routine); when it is not 0 the other
+ * outputs are unspecified (the host then computes the call on the CPU from its own copy of the
+ * inputs: a plugin need not wait for INFO before the steps that follow, such as GESV's solve).
+ * Invalid arguments never reach a plugin. Unused fields are zero. */
 typedef struct {
     gpushim_lapack_kind kind;
     gpushim_precision precision;

@@ -33,7 +33,8 @@ class OperandList {
         result_.pivots_out = out;
     }
     void counts_found() { result_.counts_found = true; }
-    // The array added last is one the device reads and never writes, not even as scratch.
+    // The array added last is one the device gives back as it was given: "read" in the
+    // device interface (gpu/device_interface.h).
     void read_only_on_device() { result_.list[result_.count - 1].device_reads_only = true; }
     // The array added last receives the factors that a solve reads next (GESV's are seldom
     // read again: NumPy's solve discards them).

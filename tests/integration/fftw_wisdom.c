@@ -338,6 +338,9 @@ static void P(ask_in_child)(const wcase* c, int recorded, const char* when) {
     int finished = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status);
     check(finished, "the child did not finish (%s)",
           pid > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM ? "hung" : "killed");
+    /* 0 or 1 is its answer; anything else, a child stopped by something else (a sanitizer) */
+    check(!finished || WEXITSTATUS(status) <= 1, "the child exited with status %d",
+          finished ? WEXITSTATUS(status) : 0);
     if (recorded) record_answer(finished && WEXITSTATUS(status) == 0);
     P(release)(&a);
 }
