@@ -127,9 +127,10 @@ typedef enum {
  *          A is of full rank: the caller checks R's diagonal.
  *   GELSD  m >= n, nrhs, a (destroyed), b (m x nrhs), rcond, w, found. The minimum-norm
  *          solution with the singular values w(i) <= rcond * w(1) taken as zero (rcond <= 0
- *          or >= 1: machine epsilon, as LAPACK's xLALSD): b's first n rows X; when the rank is n,
- * rows n+1..m the components of the residual (their sum of squares is its square norm); w: the n
- *          singular values of A, descending; *found (device int64_t): the effective rank.
+ *          or >= 1: machine epsilon, as LAPACK's xLALSD): b's first n rows X; when the rank
+ *          is n, rows n+1..m the components of the residual (their sum of squares is its
+ *          square norm); w: the n singular values of A, descending; *found (device
+ *          int64_t): the effective rank.
  *   SYTRF  uplo, n, a, ipiv.           a: D and the multipliers of A = L D L^T (U D U^T), with
  *          L = P(1) L(1) P(2) L(2) ... (U = P(n) U(n) ...), stored in the uplo triangle as
  *          LAPACK's SYTRF stores them (the other triangle untouched); ipiv: n pivots in its

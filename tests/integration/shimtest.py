@@ -182,8 +182,8 @@ def make_env(shim: str | None, report_dir: str | None, *, preload: bool = True,
         old = os.environ.get("LD_PRELOAD", "")
         # Keep a preload the caller set (e.g. a sanitizer runtime), but never a second shim.
         keep = [p for p in old.replace(":", " ").split() if "libgpushim" not in p]
-        runtime = [r for r in [os.environ.get(SANITIZER_RUNTIME_VARIABLE, "")] if r]
-        env["LD_PRELOAD"] = " ".join(runtime + [shim] + keep)
+        runtime = os.environ.get(SANITIZER_RUNTIME_VARIABLE)
+        env["LD_PRELOAD"] = " ".join(([runtime] if runtime else []) + [shim] + keep)
     if shim is not None:
         if backend is not None:
             env["GPUSHIM_BACKEND"] = backend
