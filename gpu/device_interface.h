@@ -248,6 +248,7 @@ typedef struct {
     int (*init)(const gpushim_host_services* services);
     /* A one-line description of the device, valid after init. */
     const char* (*device_description)(void);
+    /* Any thread may ask; the text stays valid for the life of the process. */
     const char* (*describe_error)(int status);
     int (*memory_info)(size_t* free_bytes, size_t* total_bytes);
 

@@ -8,8 +8,11 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <new>
 #include <string>
+#include <unordered_map>
+#include <utility>
 
 #include "gpu/cuda/cuda_blas3.h"
 #include "gpu/cuda/cuda_fft.h"
@@ -358,10 +361,20 @@ const char* cusolver_status_text(cusolverStatus_t status) {
     }
 }
 
+// The text of a status composed from a library's code, kept for the life of the process so
+// that the pointer describe_error returns never dangles. There are as many as the distinct
+// codes the libraries return. Not thread_local: in a library loaded with dlopen, a
+// thread_local with a destructor runs it at thread exit in dynamic TLS, which glibc frees
+// later on another thread without an ordering ThreadSanitizer can see.
+const char* kept_text(int status, std::string text) {
+    static std::mutex guard;
+    static auto* const texts = new std::unordered_map<int, std::string>;
+    const std::lock_guard lock(guard);
+    return texts->try_emplace(status, std::move(text)).first->second.c_str();
+}
+
 const char* describe_error(int status) {
-    // The text names the library's own error code, so a user can look it up; it stays
-    // valid until the same thread asks again.
-    thread_local std::string text;
+    // The text names the library's own error code, so a user can look it up.
     if (status == kSuccess) return "success";
     if (status == kInvalidFftOperation) {
         return "the CUDA plugin got an FFT description it cannot plan: an unknown kind or "
@@ -369,36 +382,32 @@ const char* describe_error(int status) {
                "than -1 and +1, or arrays whose byte offsets exceed int64";
     }
     if (status >= kDriverStatusBase) {
-        text = "CUDA driver error " + std::to_string(status - kDriverStatusBase) +
-               " (CUresult) in one of the plugin's driver calls (the current context, the "
-               "primary context's state, a pointer's attributes, or finding them)";
-        return text.c_str();
+        return kept_text(
+            status, "CUDA driver error " + std::to_string(status - kDriverStatusBase) +
+                        " (CUresult) in one of the plugin's driver calls (the current context, the "
+                        "primary context's state, a pointer's attributes, or finding them)");
     }
     if (status >= kCufftStatusBase) {
         const int code = status - kCufftStatusBase;
         const char* known = cufft_status_text(static_cast<cufftResult>(code));
-        text = known != nullptr ? std::string("cuFFT ") + known
-                                : "cuFFT status " + std::to_string(code);
-        return text.c_str();
+        return kept_text(status, known != nullptr ? std::string("cuFFT ") + known
+                                                  : "cuFFT status " + std::to_string(code));
     }
     if (status >= kCusolverStatusBase) {
         const int code = status - kCusolverStatusBase;
         const char* known = cusolver_status_text(static_cast<cusolverStatus_t>(code));
-        text = known != nullptr ? std::string("cuSOLVER ") + known
-                                : "cuSOLVER status " + std::to_string(code);
-        return text.c_str();
+        return kept_text(status, known != nullptr ? std::string("cuSOLVER ") + known
+                                                  : "cuSOLVER status " + std::to_string(code));
     }
     if (status >= kCublasStatusBase) {
         const auto blas_status = static_cast<cublasStatus_t>(status - kCublasStatusBase);
-        text = std::string("cuBLAS ") + cublasGetStatusName(blas_status) + ": " +
-               cublasGetStatusString(blas_status);
-        return text.c_str();
+        return kept_text(status, std::string("cuBLAS ") + cublasGetStatusName(blas_status) + ": " +
+                                     cublasGetStatusString(blas_status));
     }
     if (status >= kCudaStatusBase) {
         const auto error = static_cast<cudaError_t>(status - kCudaStatusBase);
-        text = std::string("CUDA runtime ") + cudaGetErrorName(error) + ": " +
-               cudaGetErrorString(error);
-        return text.c_str();
+        return kept_text(status, std::string("CUDA runtime ") + cudaGetErrorName(error) + ": " +
+                                     cudaGetErrorString(error));
     }
     switch (status) {
         case kNoDevice:

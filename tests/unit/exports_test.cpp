@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "shim/blas3_routines.h"
 #include "shim/export.h"
@@ -127,36 +128,73 @@ TEST(Exports, VersionScriptListsExactlyTheTableAndTheCApi) {
     EXPECT_EQ(listed, kExpectedNames);
 }
 
-// The DT_NEEDED entries of a 64-bit ELF shared object, from its dynamic section.
-std::set<std::string> needed_libraries(const char* path) {
-    std::ifstream file(path, std::ios::binary);
-    const std::string image{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+// A 64-bit ELF shared object as read from its file, or why it is not one.
+struct ElfObject {
+    std::string image;
     Elf64_Ehdr header{};
-    if (image.size() < sizeof header) return {"(not an ELF file)"};
-    std::memcpy(&header, image.data(), sizeof header);
-    if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64)
-        return {"(not a 64-bit ELF file)"};
-    const auto section = [&](std::size_t index) {
+    std::string problem;
+
+    Elf64_Shdr section(std::size_t index) const {
         Elf64_Shdr section_header{};
         std::memcpy(&section_header, image.data() + header.e_shoff + index * header.e_shentsize,
                     sizeof section_header);
         return section_header;
-    };
-    std::set<std::string> needed;
-    for (std::size_t i = 0; i < header.e_shnum; ++i) {
-        const Elf64_Shdr dynamic = section(i);
-        if (dynamic.sh_type != SHT_DYNAMIC) continue;
-        const Elf64_Shdr strings = section(dynamic.sh_link);
-        for (std::size_t at = dynamic.sh_offset;
-             at + sizeof(Elf64_Dyn) <= dynamic.sh_offset + dynamic.sh_size;
-             at += sizeof(Elf64_Dyn)) {
-            Elf64_Dyn entry{};
-            std::memcpy(&entry, image.data() + at, sizeof entry);
-            if (entry.d_tag == DT_NEEDED)
-                needed.insert(image.data() + strings.sh_offset + entry.d_un.d_val);
+    }
+
+    // Each entry of every section of `type`, with the string table the section links to.
+    template <typename Entry, typename Visit>
+    void for_each_entry(Elf64_Word type, Visit visit) const {
+        for (std::size_t i = 0; i < header.e_shnum; ++i) {
+            const Elf64_Shdr table = section(i);
+            if (table.sh_type != type) continue;
+            const char* strings = image.data() + section(table.sh_link).sh_offset;
+            for (std::size_t at = table.sh_offset;
+                 at + sizeof(Entry) <= table.sh_offset + table.sh_size; at += sizeof(Entry)) {
+                Entry entry{};
+                std::memcpy(&entry, image.data() + at, sizeof entry);
+                visit(entry, strings);
+            }
         }
     }
+};
+
+ElfObject read_elf(const char* path) {
+    std::ifstream file(path, std::ios::binary);
+    ElfObject object;
+    object.image.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+    if (object.image.size() < sizeof object.header) {
+        object.problem = "(not an ELF file)";
+        return object;
+    }
+    std::memcpy(&object.header, object.image.data(), sizeof object.header);
+    if (std::memcmp(object.header.e_ident, ELFMAG, SELFMAG) != 0 ||
+        object.header.e_ident[EI_CLASS] != ELFCLASS64)
+        object.problem = "(not a 64-bit ELF file)";
+    return object;
+}
+
+// The DT_NEEDED entries of a shared object, from its dynamic section.
+std::set<std::string> needed_libraries(const char* path) {
+    const ElfObject object = read_elf(path);
+    if (!object.problem.empty()) return {object.problem};
+    std::set<std::string> needed;
+    object.for_each_entry<Elf64_Dyn>(SHT_DYNAMIC, [&](const Elf64_Dyn& entry, const char* strings) {
+        if (entry.d_tag == DT_NEEDED) needed.insert(strings + entry.d_un.d_val);
+    });
     return needed;
+}
+
+// The symbols a shared object takes from others, from its dynamic symbol table, without
+// their versions.
+std::set<std::string> imported_symbols(const char* path) {
+    const ElfObject object = read_elf(path);
+    if (!object.problem.empty()) return {object.problem};
+    std::set<std::string> imported;
+    object.for_each_entry<Elf64_Sym>(SHT_DYNSYM, [&](const Elf64_Sym& symbol, const char* strings) {
+        if (symbol.st_shndx == SHN_UNDEF && symbol.st_name != 0)
+            imported.insert(strings + symbol.st_name);
+    });
+    return imported;
 }
 
 // Thread-local storage of the general-dynamic model would add the dynamic loader
@@ -178,6 +216,23 @@ TEST(Exports, TheShimNeedsOnlyTheCAndCxxRuntimes) {
     }
     for (const std::string& library : needed)
         EXPECT_TRUE(allowed.contains(library) || is_sanitizer_runtime(library)) << library;
+}
+
+// A device plugin is loaded with dlopen, so its thread_local variables live in dynamic TLS. A
+// destructor of one (registered through __cxa_thread_atexit) runs as its thread exits, and
+// glibc frees that TLS later on another thread, with no ordering ThreadSanitizer can see: CI's
+// TSan run reported it as a race when NumPy's worker threads had read the CUDA plugin's error
+// text. Neither plugin needs such a variable.
+TEST(Exports, DevicePluginsRegisterNoThreadLocalDestructors) {
+    std::vector<std::string> plugins{GPUSHIM_HOSTSIM_PATH};
+    if (!std::string(GPUSHIM_CUDA_PLUGIN_PATH).empty())
+        plugins.emplace_back(GPUSHIM_CUDA_PLUGIN_PATH);
+    for (const std::string& plugin : plugins) {
+        const std::set<std::string> imported = imported_symbols(plugin.c_str());
+        EXPECT_TRUE(imported.contains("memcpy")) << plugin << ": the symbol table was not read";
+        for (const char* registration : {"__cxa_thread_atexit", "__cxa_thread_atexit_impl"})
+            EXPECT_FALSE(imported.contains(registration)) << plugin << " imports " << registration;
+    }
 }
 
 }  // namespace
