@@ -36,8 +36,10 @@ contains
 
   ! ---- deterministic pseudo-random numbers in [-1, 1) -----------------------------------
   real(dp) function rnd()
-    seed = modulo(seed * 6364136223846793005_8 + 1442695040888963407_8, huge(seed))
-    rnd = real(modulo(seed / 65536_8, 2_8**31), dp) / 2.0_dp**30 - 1.0_dp
+    ! Park and Miller's generator: the product stays below 2**47, as Fortran's integers do not
+    ! wrap on overflow.
+    seed = modulo(seed * 48271_8, 2147483647_8)
+    rnd = real(seed, dp) / 2.0_dp**30 - 1.0_dp
   end function
 
   subroutine fill_d(x)
