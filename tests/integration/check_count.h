@@ -1,6 +1,6 @@
-/* Counted checks for the C test programs of the FFTW clients: check() counts one check and,
- * when it fails, prints "FAILED: <current>: <message>", `current` naming what is being
- * checked. The program prints "N checks, M failed" from nchk and nfail at its end. */
+/* Counted checks for the C test programs (the FFTW and LAPACKE clients): check() counts one
+ * check and, when it fails, prints "FAILED: <current>: <message>", `current` naming what is
+ * being checked. The program prints "N checks, M failed" from nchk and nfail at its end. */
 #ifndef GPUSHIM_TESTS_INTEGRATION_CHECK_COUNT_H
 #define GPUSHIM_TESTS_INTEGRATION_CHECK_COUNT_H
 
