@@ -203,19 +203,28 @@ std::set<std::string> imported_symbols(const char* path) {
 TEST(Exports, TheShimNeedsOnlyTheCAndCxxRuntimes) {
     const std::set<std::string> allowed{"libc.so.6", "libm.so.6", "libstdc++.so.6",
                                         "libgcc_s.so.1"};
-    // A sanitizer build (GPUSHIM_SANITIZER) links the sanitizer's runtime too: libtsan.so.2.
-    const std::string sanitizer_runtime = GPUSHIM_SANITIZER_RUNTIME;
-    const auto is_sanitizer_runtime = [&](const std::string& library) {
-        return !sanitizer_runtime.empty() && library.starts_with(sanitizer_runtime + ".so.");
+    // A sanitizer build (GPUSHIM_SANITIZER) links the sanitizers' runtimes too (libtsan.so.2;
+    // libasan.so.8 and libubsan.so.1), named here as "libasan,libubsan".
+    std::vector<std::string> sanitizer_runtimes;
+    std::istringstream runtime_names(GPUSHIM_SANITIZER_RUNTIMES);
+    for (std::string name; std::getline(runtime_names, name, ',');)
+        if (!name.empty()) sanitizer_runtimes.push_back(name);
+    const auto is_runtime = [](const std::string& library, const std::string& runtime) {
+        return library.starts_with(runtime + ".so.");
     };
     const std::set<std::string> needed = needed_libraries(GPUSHIM_SHIM_PATH);
     EXPECT_TRUE(needed.contains("libc.so.6")) << "the dynamic section was not read";
-    if (!sanitizer_runtime.empty()) {
-        EXPECT_TRUE(std::ranges::any_of(needed, is_sanitizer_runtime))
-            << "a build with GPUSHIM_SANITIZER, but the shim is not instrumented";
+    for (const std::string& runtime : sanitizer_runtimes) {
+        EXPECT_TRUE(std::ranges::any_of(
+            needed, [&](const std::string& library) { return is_runtime(library, runtime); }))
+            << "a build with GPUSHIM_SANITIZER, but the shim does not need " << runtime;
     }
     for (const std::string& library : needed)
-        EXPECT_TRUE(allowed.contains(library) || is_sanitizer_runtime(library)) << library;
+        EXPECT_TRUE(allowed.contains(library) ||
+                    std::ranges::any_of(
+                        sanitizer_runtimes,
+                        [&](const std::string& runtime) { return is_runtime(library, runtime); }))
+            << library;
 }
 
 // A device plugin is loaded with dlopen, so its thread_local variables live in dynamic TLS. A

@@ -1,4 +1,4 @@
-// Built only with GPUSHIM_SANITIZER=address: reads one element past the end of a heap array.
+// Built only where GPUSHIM_SANITIZER has address: reads one element past the end of a heap array.
 // The test passes when AddressSanitizer reports it, which shows that the build's programs are
 // instrumented and that such a read fails its test (.ci/sanitize address).
 #include <cstdlib>
