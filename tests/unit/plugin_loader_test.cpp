@@ -1,11 +1,13 @@
 // The plugin loader's failure paths: every one leaves the process on the CPU. Each case
 // runs in a child process, because a process loads its backend once.
 #include <gtest/gtest.h>
+#include <link.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,6 +27,23 @@ void load_with(const char* backend) {
     setenv("GPUSHIM_BACKEND", backend, 1);
     setenv("GPUSHIM_LOG", "off", 1);
     std::exit(gpushim::gpu::backend() != nullptr ? 1 : 0);
+}
+
+// Whether a library whose path contains `name` is mapped into this process.
+bool is_mapped(const char* name) {
+    struct Search {
+        const char* name;
+        bool found;
+    } search{name, false};
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, size_t, void* data) {
+            auto* wanted = static_cast<Search*>(data);
+            wanted->found =
+                info->dlpi_name != nullptr && std::strstr(info->dlpi_name, wanted->name);
+            return wanted->found ? 1 : 0;
+        },
+        &search);
+    return search.found;
 }
 
 TEST(PluginLoader, PathFromSetting) {
@@ -73,10 +92,15 @@ TEST(PluginLoaderDeathTest, ForkDuringLoadLeavesTheChildOnTheCpu) {
         {
             clear_gpushim_environment();
             setenv("GPUSHIM_BACKEND", GPUSHIM_HOSTSIM_PATH, 1);
-            setenv("GPUSHIM_HOSTSIM_INIT_MS", "1500", 1);
+            setenv("GPUSHIM_HOSTSIM_INIT_MS", "3000", 1);
             setenv("GPUSHIM_LOG", "off", 1);
             std::thread loader([] { backend(); });
-            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            // The plugin is mapped once the load has begun; its initialisation then takes
+            // INIT_MS, during which the fork comes. Waiting for that, rather than for a fixed
+            // time, holds on a machine too busy to start the loader promptly.
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+            while (!is_mapped("libgpushim_hostsim") && std::chrono::steady_clock::now() < deadline)
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
             const pid_t child = fork();
             if (child == 0) {
                 alarm(5);

@@ -130,8 +130,12 @@ TEST(SymbolResolverDeathTest, SearchingWhileAnotherThreadLoadsLibrariesDoesNotHa
                 }
             });
             bool all_found = true;
-            for (int i = 0; i < 2000; ++i)
+            for (int i = 0; i < 2000; ++i) {
+                // The alarm stands for a search that stops, not for a slow machine (about 10 s
+                // in all under ThreadSanitizer, beside other tests): re-armed as searches end.
+                if (i % 100 == 0) alarm(60);
                 all_found = all_found && find_cpu_symbol("cblas_dgemm", "") != nullptr;
+            }
             stop.store(true);
             loader.join();
             std::exit(all_found ? 0 : 1);
