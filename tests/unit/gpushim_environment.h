@@ -11,21 +11,9 @@
 #include <utility>
 #include <vector>
 
-namespace gpushim::testing_support {
+#include "tests/unit/clear_gpushim_environment.h"
 
-// Removes every GPUSHIM_ variable and the settings file: a stray one would add its own
-// setting or warning.
-inline void clear_gpushim_environment() {
-    std::vector<std::string> names;
-    for (char** entry = environ; *entry != nullptr; ++entry) {
-        const std::string variable(*entry);
-        if (variable.rfind("GPUSHIM_", 0) == 0)
-            names.push_back(variable.substr(0, variable.find('=')));
-    }
-    for (const std::string& name : names) unsetenv(name.c_str());
-    // Nor a settings file (/etc/gpushim.conf on a developer's machine).
-    setenv("GPUSHIM_CONFIG", "", 1);
-}
+namespace gpushim::testing_support {
 
 using Settings = std::vector<std::pair<std::string, std::string>>;
 

@@ -24,9 +24,11 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "fallback/fortran_blas3.h"  // RealOf, scalar_as: type conversions only
+#include "tests/unit/clear_gpushim_environment.h"
 
 #ifndef GPUSHIM_SHIM_PATH
 #error "GPUSHIM_SHIM_PATH (the path of libgpushim.so) must be defined"
@@ -176,6 +178,17 @@ inline bool succeeds_in_child(bool (*call)()) {
 // tests/unit/variant_tests.cmake) or 1 (a library does not load).
 inline int start_harness(int& argc, char** argv, const char* program, const char* openblas_built_in,
                          const char* openblas64_built_in) {
+    // Run by CTest, the program has the gpushim settings its variant names in
+    // $TEST_GPUSHIM_SETTINGS and no others (its own GPUSHIM_TEST_* and GPUSHIM_LOG aside): one
+    // of the caller's shell (GPUSHIM_DISABLE=1, a threshold) or of a settings file would change
+    // what the variant tests. Run by hand, it keeps the caller's.
+    if (const char* named = std::getenv("TEST_GPUSHIM_SETTINGS")) {
+        const std::string settings = std::string(",") + named + ",";
+        testing_support::clear_gpushim_environment([&](std::string_view name) {
+            return name.starts_with("GPUSHIM_TEST_") || name == "GPUSHIM_LOG" ||
+                   settings.find("," + std::string(name) + ",") != std::string::npos;
+        });
+    }
     bool death_test_child = false;
     for (int i = 1; i < argc; ++i) {
         if (std::strstr(argv[i], "internal_run_death_test") != nullptr) death_test_child = true;

@@ -34,7 +34,8 @@ endfunction()
 # gpushim_vs_cpu_variant_tests(<name> VARIANTS <variant>... LABELS <label>...
 #                              [COMMON <VAR=value>...] [CHECK <check_report.py argument>...])
 # Runs <name>_test once per variant as unit.<name>.<variant>, with the environment COMMON,
-# then ${_<name>_env_<variant>}, then GPUSHIM_REPORT=<binary dir>/<name>_<variant>.json; and,
+# then ${_<name>_env_<variant>}, then GPUSHIM_REPORT=<binary dir>/<name>_<variant>.json, and
+# TEST_GPUSHIM_SETTINGS naming these settings (the program removes any other); and,
 # with Python, unit.<name>.<variant>.report: check_report.py on that report with CHECK, then
 # ${_<name>_check_<variant>}. A report check that names the offload variant's report (small_device,
 # memory_limit, little_pinned: compared with it) also requires the offload run. The program's exit status 77 is a skip. The
@@ -62,8 +63,7 @@ function(gpushim_vs_cpu_variant_tests name)
     foreach(backend IN LISTS backends)
       set(environment ${arg_COMMON} ${_${name}_env_${variant}})
       set(check ${arg_CHECK} ${_${name}_check_${variant}})
-      # no GPUSHIM_BACKEND of the caller's: main() sets it from TEST_GPUSHIM_BACKEND
-      set(modifications GPUSHIM_BACKEND=unset:)
+      set(modifications "")
       set(labels ${arg_LABELS})
       set(check_environment "")
       set(timeout 300)
@@ -84,11 +84,19 @@ function(gpushim_vs_cpu_variant_tests name)
       set(test unit.${name}.${variant}${suffix})
       string(REPLACE "." "_" file_suffix "${suffix}")
       set(report ${CMAKE_CURRENT_BINARY_DIR}/${name}_${variant}${file_suffix}.json)
-      if(variant IN_LIST arg_WITHOUT_REPORT)
-        list(APPEND modifications GPUSHIM_REPORT=unset:)
-      else()
+      if(NOT variant IN_LIST arg_WITHOUT_REPORT)
         list(APPEND environment GPUSHIM_REPORT=${report})
       endif()
+      # The program removes every other GPUSHIM_ setting (tests/unit/shim_test_harness.h); its
+      # GPUSHIM_BACKEND it sets from TEST_GPUSHIM_BACKEND.
+      set(settings "")
+      foreach(entry IN LISTS environment)
+        if(entry MATCHES "^(GPUSHIM_[A-Z0-9_]+)=")
+          list(APPEND settings ${CMAKE_MATCH_1})
+        endif()
+      endforeach()
+      list(JOIN settings "," settings)
+      list(APPEND environment TEST_GPUSHIM_SETTINGS=${settings})
       add_test(NAME ${test} COMMAND ${name}_test)
       set_tests_properties(${test} PROPERTIES
         ENVIRONMENT "${environment}"
