@@ -74,9 +74,9 @@ TEST(CallTrace, EveryReasonIsSaid) {
 // Against the process's own threshold for DGEMM (the default, unless the environment sets
 // one), so that the reasons are those the router gives.
 TEST(CallTrace, TheRoutersReasonForAGemm) {
+    if (config().disabled) GTEST_SKIP() << "GPUSHIM_DISABLE is set: every reason is that";
     EXPECT_EQ(cpu_reason(gemm(-1, 4, 4), Routine::dgemm), CpuReason::nothing_to_offload);
     EXPECT_EQ(cpu_reason(gemm(4000, 4000, 0), Routine::dgemm), CpuReason::nothing_to_offload);
-    if (config().disabled) GTEST_SKIP() << "GPUSHIM_DISABLE is set";
     const double threshold =
         std::cbrt(config().offload_size[static_cast<std::size_t>(Routine::dgemm)]);
     const auto order = static_cast<int64_t>(std::ceil(threshold));
